@@ -1,0 +1,48 @@
+# AI QA Lab: the two set-up commands are `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
+TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: demo test lint format bench install clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## demo: set up everything on embedded defaults (SQLite, file broker, offline engine) and serve
+## the admin on http://127.0.0.1:8000/admin/ with a Celery worker.
+demo: $(STAMP)
+	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py migrate --noinput
+	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py qalab_seed_demo
+	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py qalab_demo_user
+	env -u DATABASE_URL -u CELERY_BROKER_URL bash scripts/demo.sh
+
+## test: the whole suite against Postgres and Redis on localhost.
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
+	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
+	$(PY) -m pytest -m "not slow"
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: $(STAMP)
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) -m pytest tests/bench -m "slow or not slow" -s
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

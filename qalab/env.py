@@ -1,0 +1,73 @@
+"""Small strict parsers for settings taken from the environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def envstr(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def envbool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false, yes/no)")
+
+
+def envint(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be >= {minimum}")
+    return value
+
+
+def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = envstr(name, default) or default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} must be one of {', '.join(choices)}")
+    return value
+
+
+def envdb(name: str, default_sqlite: Path) -> dict[str, Any]:
+    """DATABASE_URL when set, else an SQLite file tuned for a web process plus a worker."""
+    url = envstr(name)
+    if not url:
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(default_sqlite),
+            "OPTIONS": {
+                # The demo runs a web server and a worker on one file: wait for locks, take the
+                # write lock up front, and let readers proceed while a writer works.
+                "timeout": 30,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+        }
+    try:
+        config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
+    except Exception as exc:  # dj_database_url raises several types for a bad URL
+        raise ImproperlyConfigured(f"{name} is not a valid database URL: {exc}") from exc
+    if not config.get("ENGINE"):
+        raise ImproperlyConfigured(f"{name}: unsupported database scheme")
+    return dict(config)

@@ -1,0 +1,135 @@
+"""Org context: the tenant, its services, intake fields, policies, skills and KB documents."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Organization(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=200)
+    locale = models.CharField(max_length=20, default="en_US")
+    currency = models.CharField(max_length=8, default="EUR")
+    offering = models.TextField()
+    hours = models.JSONField(default=list, blank=True, help_text="[{days, opens, closes}]")
+    contact = models.JSONField(
+        default=dict, blank=True, help_text="{phone, email, address, website}"
+    )
+    responder = models.CharField(
+        max_length=500, blank=True, help_text="Default responder spec, e.g. reference"
+    )
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="qalab_organizations"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "qa_organizations"
+        ordering = ["name"]
+        permissions = [
+            ("start_run", "Can start a QA run"),
+            ("triage_finding", "Can triage findings"),
+            ("promote_fixture", "Can promote a fixture into docs/kb-fixtures"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.slug})"
+
+
+class Service(models.Model):
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="services"
+    )
+    position = models.PositiveIntegerField(default=0)
+    name = models.CharField(max_length=200)
+    price = models.DecimalField(max_digits=10, decimal_places=2)
+    duration = models.PositiveIntegerField(help_text="minutes")
+    description = models.TextField(blank=True)
+
+    class Meta:
+        db_table = "qa_org_services"
+        ordering = ["position"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class IntakeField(models.Model):
+    KINDS = [(k, k) for k in ("name", "phone", "email", "date", "time", "text", "choice")]
+
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="intake_fields"
+    )
+    position = models.PositiveIntegerField(default=0)
+    key = models.SlugField()
+    label = models.CharField(max_length=200)
+    required = models.BooleanField(default=True)
+    kind = models.CharField(max_length=10, choices=KINDS, default="text")
+    choices = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        db_table = "qa_org_intake_fields"
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "key"], name="uniq_intake_field_key")
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Policy(models.Model):
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="policies"
+    )
+    position = models.PositiveIntegerField(default=0)
+    key = models.SlugField()
+    text = models.TextField()
+    critical = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "qa_org_policies"
+        ordering = ["position"]
+        verbose_name_plural = "policies"
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "key"], name="uniq_policy_key")
+        ]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Skill(models.Model):
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="skills")
+    position = models.PositiveIntegerField(default=0)
+    name = models.CharField(max_length=200)
+    instructions = models.TextField()
+
+    class Meta:
+        db_table = "qa_org_skills"
+        ordering = ["position"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class KbDocument(models.Model):
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="kb_documents"
+    )
+    slug = models.SlugField(max_length=200)
+    title = models.CharField(max_length=300)
+    text = models.TextField()
+    sha256 = models.CharField(max_length=64)
+
+    class Meta:
+        db_table = "qa_org_kb_documents"
+        ordering = ["slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "slug"], name="uniq_kb_slug")
+        ]
+
+    def __str__(self) -> str:
+        return self.title

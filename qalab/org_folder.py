@@ -1,0 +1,62 @@
+"""Read and validate an org folder (DESIGN §11): `org.yaml` plus `kb/*.md` -> OrgContext."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from generator.schemas import OrgContext
+
+DEMO_ORG_DIR = Path(__file__).resolve().parent / "demo_org"
+
+
+class OrgFolderError(Exception):
+    """The folder is not a valid org folder; the message names the file and the field."""
+
+
+def _describe(error: ValidationError, filename: str) -> str:
+    lines = [f"{filename}: {error.error_count()} invalid field(s)"]
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        lines.append(f"  {filename}: field '{where}': {item['msg']}")
+    return "\n".join(lines)
+
+
+def load_org_folder(path: Path | str) -> OrgContext:
+    """Parse and validate the folder; raise OrgFolderError naming the file and field at fault."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise OrgFolderError(f"{folder}: not a directory")
+    org_file = folder / "org.yaml"
+    if not org_file.is_file():
+        raise OrgFolderError(f"{org_file}: missing (an org folder needs org.yaml)")
+    try:
+        data = yaml.safe_load(org_file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise OrgFolderError(f"{org_file}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise OrgFolderError(f"{org_file}: must be a mapping of fields, got {type(data).__name__}")
+    if "kb" in data:
+        raise OrgFolderError(
+            f"{org_file}: field 'kb': KB documents belong in kb/*.md, not org.yaml"
+        )
+
+    kb = []
+    kb_dir = folder / "kb"
+    for doc in sorted(kb_dir.glob("*.md")) if kb_dir.is_dir() else []:
+        try:
+            text = doc.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise OrgFolderError(f"{doc}: not UTF-8 text: {exc}") from exc
+        if not text.strip():
+            raise OrgFolderError(f"{doc}: empty KB document")
+        first = text.strip().splitlines()[0]
+        title = first.lstrip("#").strip() if first.startswith("#") else doc.stem.replace("-", " ")
+        kb.append({"slug": doc.stem.lower(), "title": title, "text": text})
+
+    try:
+        return OrgContext.model_validate({**data, "kb": kb})
+    except ValidationError as exc:
+        raise OrgFolderError(_describe(exc, str(org_file))) from exc

@@ -1,0 +1,113 @@
+"""Services and selectors of the org context: import a validated folder, read it back."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django.db import transaction
+
+from generator.schemas import OrgContext
+from qalab.models import IntakeField, KbDocument, Organization, Policy, Service, Skill
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@transaction.atomic
+def organization_import(*, context: OrgContext) -> tuple[Organization, bool]:
+    """Create or replace the organization `context.slug` in one transaction.
+
+    Idempotent: importing the same folder twice leaves the same rows. Members are kept.
+    Returns (organization, created).
+    """
+    org, created = Organization.objects.select_for_update().get_or_create(
+        slug=context.slug,
+        defaults={"name": context.name, "offering": context.offering},
+    )
+    org.name = context.name
+    org.locale = context.locale
+    org.currency = context.currency
+    org.offering = context.offering
+    org.hours = [h.model_dump() for h in context.hours]
+    org.contact = context.contact.model_dump()
+    org.responder = context.responder or ""
+    org.save()
+
+    for model in (Service, IntakeField, Policy, Skill, KbDocument):
+        model.objects.filter(organization=org).delete()
+    Service.objects.bulk_create(
+        Service(organization=org, position=i, **s.model_dump())
+        for i, s in enumerate(context.services)
+    )
+    IntakeField.objects.bulk_create(
+        IntakeField(organization=org, position=i, **f.model_dump())
+        for i, f in enumerate(context.intake_fields)
+    )
+    Policy.objects.bulk_create(
+        Policy(organization=org, position=i, key=p.id, text=p.text, critical=p.critical)
+        for i, p in enumerate(context.policies)
+    )
+    Skill.objects.bulk_create(
+        Skill(organization=org, position=i, **s.model_dump()) for i, s in enumerate(context.skills)
+    )
+    KbDocument.objects.bulk_create(
+        KbDocument(
+            organization=org, slug=d.slug, title=d.title, text=d.text, sha256=sha256_text(d.text)
+        )
+        for d in context.kb
+    )
+    return org, created
+
+
+def organization_get_context(*, organization: Organization) -> OrgContext:
+    """The org context as the generator takes it, read from the database."""
+    return OrgContext.model_validate(
+        {
+            "slug": organization.slug,
+            "name": organization.name,
+            "locale": organization.locale,
+            "currency": organization.currency,
+            "offering": organization.offering,
+            "hours": organization.hours,
+            "contact": organization.contact,
+            "responder": organization.responder or None,
+            "services": [
+                {
+                    "name": s.name,
+                    "price": s.price,
+                    "duration": s.duration,
+                    "description": s.description,
+                }
+                for s in organization.services.all()
+            ],
+            "intake_fields": [
+                {
+                    "key": f.key,
+                    "label": f.label,
+                    "required": f.required,
+                    "kind": f.kind,
+                    "choices": f.choices,
+                }
+                for f in organization.intake_fields.all()
+            ],
+            "policies": [
+                {"id": p.key, "text": p.text, "critical": p.critical}
+                for p in organization.policies.all()
+            ],
+            "skills": [
+                {"name": s.name, "instructions": s.instructions} for s in organization.skills.all()
+            ],
+            "kb": [
+                {"slug": d.slug, "title": d.title, "text": d.text}
+                for d in organization.kb_documents.all()
+            ],
+        }
+    )
+
+
+def org_context_hash(context: OrgContext) -> str:
+    """sha256 of the canonical JSON of the org context (the snapshot's org-context hash)."""
+    canonical = json.dumps(context.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return sha256_text(canonical)

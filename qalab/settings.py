@@ -1,0 +1,127 @@
+"""Django settings, all driven by environment variables (see .env.example and README)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qalab.env import envbool, envchoice, envdb, envint, envstr
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(envstr("QALAB_VAR_DIR") or BASE_DIR / "var")
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = envbool("DJANGO_DEBUG", default=False)
+# The embedded demo needs no configuration; a deployment must set its own key.
+SECRET_KEY = envstr("DJANGO_SECRET_KEY") or "qalab-insecure-demo-key-set-DJANGO_SECRET_KEY"
+ALLOWED_HOSTS = [h for h in envstr("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in envstr("DJANGO_CSRF_TRUSTED_ORIGINS").split(",") if o]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "django_htmx",
+    "template_partials",
+    "qalab",
+    "runs",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "qalab.urls"
+WSGI_APPLICATION = "qalab.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": envdb("DATABASE_URL", VAR_DIR / "qalab.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+# Serve static files from the app folders directly: no collectstatic step for the demo.
+WHITENOISE_USE_FINDERS = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "loggers": {"qalab": {"handlers": ["console"], "level": envstr("QALAB_LOG_LEVEL", "INFO")}},
+}
+
+# --------------------------------------------------------------------------- Celery
+# With no broker configured the demo uses a folder on disk, so it needs no Redis.
+_BROKER_DIR = VAR_DIR / "broker"
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL") or "filesystem://"
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for sub in ("queue", "processed"):
+        (_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "processed_folder": str(_BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+else:
+    # Tasks must finish (or be reaped) well inside the visibility timeout, or Redis redelivers.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TASK_DEFAULT_QUEUE = envstr("QALAB_CELERY_QUEUE", "qalab")
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SOFT_TIME_LIMIT = 1200
+CELERY_TASK_TIME_LIMIT = 1500
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE = {
+    "reap-stale-work": {"task": "runs.tasks.reap_stale_work_task", "schedule": 60.0},
+}
+
+# --------------------------------------------------------------------------- AI QA Lab
+QALAB_LLM_ENGINE = envchoice("QALAB_LLM_ENGINE", "offline", ("offline",))
+QALAB_LLM_BASE_URL = envstr("QALAB_LLM_BASE_URL")
+QALAB_GENERATOR_MODEL = envstr("QALAB_GENERATOR_MODEL", "gpt-4o-mini")
+QALAB_SIMULATOR_MODEL = envstr("QALAB_SIMULATOR_MODEL", "gpt-4o-mini")
+QALAB_JUDGE_MODEL = envstr("QALAB_JUDGE_MODEL", "gpt-4o-mini")
+QALAB_RESPONDER_MODEL = envstr("QALAB_RESPONDER_MODEL", "gpt-4o-mini")
+QALAB_FIXTURES_DIR = Path(envstr("QALAB_FIXTURES_DIR") or BASE_DIR / "docs" / "kb-fixtures")
+QALAB_CASE_LEASE_SECONDS = envint("QALAB_CASE_LEASE_SECONDS", 300, minimum=10)
+QALAB_RUN_STALL_SECONDS = envint("QALAB_RUN_STALL_SECONDS", 900, minimum=30)

@@ -1,0 +1,105 @@
+"""Shared fixtures: the demo org in the database, and a real Celery worker subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def demo_org(db):
+    from tests.factories import import_demo_org
+
+    return import_demo_org()
+
+
+def _database_url() -> str:
+    from django.db import connection
+
+    s = connection.settings_dict
+    if s["ENGINE"] != "django.db.backends.postgresql":
+        pytest.skip(
+            "the worker test needs the Postgres test database (make test sets DATABASE_URL)"
+        )
+    user = s.get("USER") or "postgres"
+    host = s.get("HOST") or "127.0.0.1"
+    port = s.get("PORT") or 5432
+    password = f":{s['PASSWORD']}" if s.get("PASSWORD") else ""
+    return f"postgres://{user}{password}@{host}:{port}/{s['NAME']}"
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `celery worker` on its own queue, reading the test database."""
+    from django.conf import settings
+
+    broker = settings.CELERY_BROKER_URL
+    if not broker.startswith("redis://"):
+        pytest.skip("the worker test needs Redis (make test sets CELERY_BROKER_URL)")
+    from qalab.celery import app
+
+    queue = f"qalab-test-{uuid.uuid4().hex[:8]}"
+    previous = app.conf.task_default_queue
+    app.conf.task_default_queue = queue
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "CELERY_BROKER_URL": broker,
+        "QALAB_CELERY_QUEUE": queue,
+        "DJANGO_SETTINGS_MODULE": "qalab.settings",
+    }
+    log = ROOT / "var" / f"{queue}.log"
+    log.parent.mkdir(exist_ok=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "qalab",
+            "worker",
+            "-Q",
+            queue,
+            "--concurrency",
+            "2",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--logfile",
+            str(log),
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        # Wait until the worker has connected and is consuming its queue.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if log.exists() and "ready." in log.read_text(errors="replace"):
+                break
+            if proc.poll() is not None:
+                raise RuntimeError(
+                    f"celery worker exited: {log.read_text(errors='replace')[-2000:]}"
+                )
+            time.sleep(0.3)
+        else:
+            raise RuntimeError("celery worker did not become ready in 60s")
+        yield proc
+    finally:
+        app.conf.task_default_queue = previous
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.unlink(missing_ok=True)

@@ -1,0 +1,33 @@
+"""Plain factory functions for tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from qalab.models import Organization
+from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
+from qalab.orgs import organization_import
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def import_demo_org() -> Organization:
+    org, _ = organization_import(context=load_org_folder(DEMO_ORG_DIR))
+    return org
+
+
+def make_staff_user(
+    django_user_model: Any, *, username: str = "reviewer", perms: tuple[str, ...] = ()
+) -> Any:
+    from django.contrib.auth.models import Permission
+
+    user = django_user_model.objects.create_user(
+        username=username, password="pw-123456", is_staff=True
+    )
+    for perm in perms:
+        app_label, codename = perm.split(".")
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
+    return user
