@@ -1,0 +1,227 @@
+"""Critical facts of an org and pure helpers to find them again in noisy text (reusable by judge)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Literal
+
+from generator.schemas import OrgContext
+
+FactKind = Literal["money", "time", "phone", "email", "number"]
+
+CURRENCY_SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£"}
+CURRENCY_WORDS = {"€": "EUR", "euro": "EUR", "euros": "EUR", "$": "USD", "£": "GBP"}
+
+_AMOUNT = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{2})?|\d+(?:[.,]\d{2})?"
+# Only real currency codes: an upper-cased heading word ("AND 30") must not read as money.
+_CODE = r"(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CZK|HUF|AUD|CAD|NZD)"
+MONEY_RE = re.compile(
+    rf"(?P<pre>€|\$|£|\b{_CODE}\b)\s?(?P<a1>{_AMOUNT})(?![\d])"
+    rf"|(?<![\d.,])(?P<a2>{_AMOUNT})\s?(?P<post>€|\$|£|\b{_CODE}\b|\beuros?\b)",
+)
+# 24-hour times written with ':' or '.', hour with or without its leading zero.
+TIME_RE = re.compile(r"(?<![\d.,:])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d]|[.,:]\d)")
+PHONE_RE = re.compile(r"(?<![\w+])\+?\d[\d \t().-]{5,18}\d(?![\w])")
+EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+INT_RE = re.compile(r"(?<![\d.,:])\d+(?![\d]|[.,:]\d)")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact that must stay recoverable: canonical `value`, where it came from, optional anchor.
+
+    `anchor` (e.g. a service name) must occur within a few lines of the value, so a price is
+    recoverable *as the price of that service*, not just as a number somewhere.
+    """
+
+    kind: FactKind
+    value: str
+    label: str
+    source: str
+    anchor: str = ""
+
+
+def parse_amount(raw: str) -> Decimal | None:
+    """'1,200.50' / '1.200,50' / '80,00' / '80' -> Decimal; a 1-2 digit tail is the decimal part."""
+    parts = re.split(r"[.,]", raw)
+    if len(parts) > 1 and len(parts[-1]) in (1, 2):
+        number = "".join(parts[:-1]) + "." + parts[-1]
+    else:
+        number = "".join(parts)
+    try:
+        return Decimal(number)
+    except InvalidOperation:
+        return None
+
+
+def money_text(amount: Decimal) -> str:
+    """Canonical amount text: 80.00 -> '80', 12.5 -> '12.50'."""
+    if amount == amount.to_integral_value():
+        return str(int(amount))
+    return f"{amount.quantize(Decimal('0.01'))}"
+
+
+def normalize_money(text: str) -> Decimal | None:
+    """The amount of one money mention in any common shape ('80 EUR', '€80', '80,00 €'), or None."""
+    match = MONEY_RE.search(text)
+    if match is None:
+        return None
+    return parse_amount(match.group("a1") or match.group("a2"))
+
+
+def extract_money(text: str) -> list[tuple[Decimal, int, int]]:
+    """Every money mention as (amount, start, end)."""
+    out = []
+    for m in MONEY_RE.finditer(text):
+        amount = parse_amount(m.group("a1") or m.group("a2"))
+        if amount is not None:
+            out.append((amount, m.start(), m.end()))
+    return out
+
+
+def _mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def normalize_time(text: str) -> str | None:
+    """'8.30' / '08:30' -> '08:30'; None when `text` holds no 24-hour time."""
+    match = TIME_RE.search(text)
+    return f"{int(match.group(1)):02d}:{match.group(2)}" if match else None
+
+
+def extract_times(text: str) -> list[str]:
+    """Every 24-hour time as 'HH:MM', ignoring amounts such as '12.50 EUR'."""
+    masked = _mask_spans(text, [(s, e) for _, s, e in extract_money(text)])
+    return [f"{int(m.group(1)):02d}:{m.group(2)}" for m in TIME_RE.finditer(masked)]
+
+
+def phone_digits(raw: str) -> str:
+    """Digits only, without leading '+'/'00' prefixes: '+353 1 555 0142' -> '35315550142'."""
+    return re.sub(r"\D", "", raw).lstrip("0")
+
+
+def _mask_non_phones(text: str) -> str:
+    # Amounts, times and emails go first: "08.30  18.00" must not read as one phone number.
+    spans = [(s, e) for _, s, e in extract_money(text)]
+    spans += [m.span() for m in EMAIL_RE.finditer(text)]
+    masked = _mask_spans(text, spans)
+    return _mask_spans(masked, [m.span() for m in TIME_RE.finditer(masked)])
+
+
+def extract_phones(text: str) -> list[str]:
+    """Digit strings of phone-like runs (7+ digits) in `text`, ignoring amounts and times."""
+    out = []
+    for m in PHONE_RE.finditer(_mask_non_phones(text)):
+        digits = phone_digits(m.group(0))
+        if len(digits) >= 7:
+            out.append(digits)
+    return out
+
+
+def extract_numbers(text: str) -> list[int]:
+    """Standalone integers not part of a time, money amount, phone or email."""
+    spans = [(s, e) for _, s, e in extract_money(text)]
+    spans += [m.span() for m in TIME_RE.finditer(text)]
+    spans += [m.span() for m in EMAIL_RE.finditer(text)]
+    masked = _mask_spans(text, spans)
+    return [int(m.group(0)) for m in INT_RE.finditer(masked)]
+
+
+def canonical_values(text: str) -> set[str]:
+    """Every value in `text` in canonical form ('money:80', 'time:08:30', 'phone:…', 'int:24').
+
+    Noise may change how a value is written but never the value, so for any noisy text
+    `canonical_values(noisy) <= canonical_values(clean)` must hold.
+    """
+    values = {f"money:{money_text(a)}" for a, _, _ in extract_money(text)}
+    values |= {f"time:{t}" for t in extract_times(text)}
+    values |= {f"email:{m.group(0).casefold()}" for m in EMAIL_RE.finditer(text)}
+    values |= {f"phone:{p}" for p in extract_phones(text)}
+    masked = _mask_non_phones(text)
+    masked = _mask_spans(masked, [m.span() for m in PHONE_RE.finditer(masked)])
+    values |= {f"int:{int(m.group(0))}" for m in INT_RE.finditer(masked)}
+    return values
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[|*#`_]", " ", text)).casefold().strip()
+
+
+def _value_in(text: str, fact: Fact) -> bool:
+    if fact.kind == "money":
+        return any(money_text(a) == fact.value for a, _, _ in extract_money(text))
+    if fact.kind == "time":
+        return fact.value in extract_times(text)
+    if fact.kind == "phone":
+        return any(p.endswith(fact.value) or fact.value.endswith(p) for p in extract_phones(text))
+    if fact.kind == "email":
+        return any(m.group(0).casefold() == fact.value for m in EMAIL_RE.finditer(text))
+    return int(fact.value) in extract_numbers(text)
+
+
+def find_fact(text: str, fact: Fact, *, window: int = 3) -> bool:
+    """True when `fact` is recoverable from `text` (with its anchor within `window` lines)."""
+    if not fact.anchor:
+        return _value_in(text, fact)
+    anchor = _norm(fact.anchor)
+    lines = text.splitlines()
+    for i in range(len(lines)):
+        chunk = " ".join(lines[i : i + window])
+        if anchor in _norm(chunk) and _value_in(chunk, fact):
+            return True
+    return False
+
+
+def missing_facts(text: str, facts: list[Fact]) -> list[Fact]:
+    """The facts of `facts` that `text` no longer holds."""
+    return [f for f in facts if not find_fact(text, f)]
+
+
+def policy_facts(text: str, *, label: str, source: str) -> list[Fact]:
+    """The checkable values inside one policy text: amounts, times, phones, emails, numbers."""
+    facts = [Fact("money", money_text(a), label, source) for a, _, _ in extract_money(text)]
+    facts += [Fact("time", t, label, source) for t in extract_times(text)]
+    facts += [Fact("email", m.group(0).casefold(), label, source) for m in EMAIL_RE.finditer(text)]
+    masked = _mask_non_phones(text)
+    phones = [m for m in PHONE_RE.finditer(masked) if len(phone_digits(m.group(0))) >= 7]
+    facts += [Fact("phone", phone_digits(m.group(0)), label, source) for m in phones]
+    phone_masked = _mask_spans(text, [m.span() for m in phones])
+    facts += [Fact("number", str(n), label, source) for n in extract_numbers(phone_masked)]
+    unique: dict[tuple[str, str], Fact] = {}
+    for fact in facts:
+        unique.setdefault((fact.kind, fact.value), fact)
+    return list(unique.values())
+
+
+def critical_facts(org: OrgContext) -> list[Fact]:
+    """Every fact each fixture must keep: prices (by service), opening times, contacts, and the
+    values inside critical policies."""
+    facts = [
+        Fact(
+            "money",
+            money_text(s.price),
+            f"price of {s.name}",
+            f"org.yaml:services[{i}]",
+            anchor=s.name,
+        )
+        for i, s in enumerate(org.services)
+    ]
+    for i, h in enumerate(org.hours):
+        facts.append(Fact("time", h.opens, f"{h.days} opens", f"org.yaml:hours[{i}]"))
+        facts.append(Fact("time", h.closes, f"{h.days} closes", f"org.yaml:hours[{i}]"))
+    if org.contact.phone:
+        facts.append(
+            Fact("phone", phone_digits(org.contact.phone), "phone", "org.yaml:contact.phone")
+        )
+    if org.contact.email:
+        facts.append(Fact("email", org.contact.email.casefold(), "email", "org.yaml:contact.email"))
+    for i, policy in enumerate(org.policies):
+        if policy.critical:
+            label = f"policy {policy.id}"
+            facts += policy_facts(policy.text, label=label, source=f"org.yaml:policies[{i}]")
+    return facts

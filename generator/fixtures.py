@@ -1,0 +1,226 @@
+"""KB fixtures: the org's KB plus code-rendered sheets plus engine-written notes, then noise.
+
+Per fixture one engine call writes the prose around the facts (what-to-expect sections, an
+internal email, a shift handover, FAQ entries) for a rotating focus of services and policies;
+only that is metered. The org's KB documents are carried over verbatim and structured context
+is rendered by code (`generator.sheets`), and noise is applied by code afterwards.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from generator import prompts
+from generator.domain import WEEKDAYS, hours_by_weekday
+from generator.facts import Fact, critical_facts, missing_facts
+from generator.noise import apply_noise, duplicated_line_share
+from generator.rng import rng_for
+from generator.schemas import (
+    Fixture,
+    FixtureDocument,
+    NoiseLevel,
+    OrgContext,
+    PolicySpec,
+    ServiceSpec,
+)
+from generator.sheets import base_sheets, extra_sheets, policy_question
+from qalab.llm import Engine
+
+MIN_LINES = 200
+# Assembled fixtures aim above the floor: merges may remove a few lines.
+TARGET_LINES = 225
+NOISE_ATTEMPTS = 6
+FOCUS_SERVICES = 3
+FOCUS_POLICIES = 2
+
+
+class FactPreservationError(RuntimeError):
+    """Noise kept destroying a critical fact (or the line floor) on every attempt."""
+
+
+def _focus(org: OrgContext, index: int) -> tuple[list[ServiceSpec], list[PolicySpec]]:
+    """Services and policies fixture `index` writes about; rotating, so fixtures differ."""
+    n = len(org.services)
+    services = [
+        org.services[(index * FOCUS_SERVICES + k) % n] for k in range(min(FOCUS_SERVICES, n))
+    ]
+    ranked = sorted(org.policies, key=lambda p: not p.critical)
+    m = len(ranked)
+    policies = (
+        [ranked[(index * FOCUS_POLICIES + k) % m] for k in range(min(FOCUS_POLICIES, m))]
+        if m
+        else []
+    )
+    return services, policies
+
+
+def _open_day(org: OrgContext, rng: random.Random) -> str:
+    days = sorted(hours_by_weekday(org.hours)) or [0, 1, 2, 3, 4]
+    return WEEKDAYS[rng.choice(days)]
+
+
+def write_notes(
+    org: OrgContext, services: list[ServiceSpec], policies: list[PolicySpec], rng: random.Random
+) -> str:
+    """The offline writer: notes about the focus services and policies, in seeded phrasings."""
+    out = ["# What to expect", ""]
+    for s in services:
+        opener = rng.choice(["Plan about", "Allow roughly", "It usually takes"])
+        out += [f"## {s.name}", ""]
+        if s.description:
+            out.append(s.description)
+        out += [f"{opener} {s.duration} minutes. The price is {prompts.price(org, s)}.", ""]
+    lead, second = services[0], services[-1]
+    greeting = rng.choice(["Hi all,", "Hello team,", "Morning everyone,"])
+    out += [
+        "# Internal email",
+        "",
+        "From: Front desk",
+        "To: All staff",
+        f"Subject: {lead.name} questions",
+        "",
+        greeting,
+        "",
+        f"customers keep asking about {lead.name}. It is {prompts.price(org, lead)} "
+        f"and takes {lead.duration} min.",
+    ]
+    if policies:
+        out.append(f"Please also remind people: {policies[0].text}")
+    out += ["", rng.choice(["Thanks!", "Cheers,", "Thank you,"]), "Front desk", ""]
+    out += [f"# Shift handover ({_open_day(org, rng)})", ""]
+    out.append(f"- Two customers asked for {second.name}; quoted {prompts.price(org, second)}.")
+    out += [f"- Reminder from the policy list: {p.text}" for p in policies[1:]]
+    out.append("- Anything not on the price list: take their details, the team gets back.")
+    out.append("")
+    if policies:
+        out += ["# Customer questions", ""]
+        for p in policies:
+            out += [f"Q: {policy_question(p.id)}", f"A: {p.text}", ""]
+    return "\n".join(out)
+
+
+def _split_documents(text: str) -> list[FixtureDocument]:
+    docs, title, body = [], "", []
+    for line in [*text.splitlines(), "# "]:
+        if line.startswith("# "):
+            if title:
+                slug = re.sub(r"[^a-z0-9]+", "-", title.casefold()).strip("-")
+                docs.append(FixtureDocument(id=f"notes-{slug}", title=title, text="\n".join(body)))
+            title, body = line[2:].strip(), []
+        else:
+            body.append(line)
+    return docs
+
+
+def notes_messages(
+    org: OrgContext, services: list[ServiceSpec], policies: list[PolicySpec]
+) -> list[dict[str, str]]:
+    """The prompt for one fixture's notes: just the focus slice of the org, plus the task."""
+    lines = [prompts.org_header(org), "Services:"]
+    lines += [prompts.service_line(org, s, description=True) for s in services]
+    if policies:
+        lines.append("Policies:")
+        lines += [prompts.policy_line(p) for p in policies]
+    task = (
+        "Write internal knowledge-base notes in markdown, one '# ' heading per document: "
+        "'What to expect' with a section per service (description, duration, price); an "
+        "internal email from the front desk about the first service; a shift handover note; "
+        "customer Q&A for each policy. Restate only the facts above, in plain staff language."
+    )
+    return prompts.messages("\n".join(lines) + "\n\n" + task)
+
+
+def notes_max_tokens(services: list[ServiceSpec], policies: list[PolicySpec]) -> int:
+    """Output cap: ~450 characters of framing, each service's name (thrice) and description,
+    each policy twice (a note and a Q&A), plus 10% headroom; in estimated tokens (chars / 4)."""
+    service_chars = sum(len(s.name) * 3 + len(s.description) + 60 for s in services)
+    policy_chars = sum(len(p.text) + 40 for p in policies) * 2
+    return int((450 + service_chars + policy_chars) / 4 * 1.1)
+
+
+def protected_words(org: OrgContext) -> frozenset[str]:
+    """Words noise must not misspell: service names, the org name, address, currency."""
+    text = " ".join([org.name, org.contact.address, org.currency, *(s.name for s in org.services)])
+    return frozenset(w.casefold() for w in re.findall(r"[A-Za-z]+", text))
+
+
+def _kb_documents(org: OrgContext) -> list[FixtureDocument]:
+    docs = []
+    for doc in org.kb:
+        lines = doc.text.strip().splitlines()
+        # Fixture.text adds "# title"; drop the document's own first heading to avoid a double.
+        if lines and lines[0].lstrip("#").strip() == doc.title:
+            lines = lines[1:]
+        docs.append(FixtureDocument(id=f"kb-{doc.slug}", title=doc.title, text="\n".join(lines)))
+    return docs
+
+
+def _line_count(docs: list[FixtureDocument]) -> int:
+    return Fixture(key="x", noise_level="clean", documents=docs).line_count
+
+
+def assemble(
+    org: OrgContext, notes: list[FixtureDocument], rng: random.Random
+) -> list[FixtureDocument]:
+    """KB + sheets + notes in a seeded order, topped up with older sheet copies to the target."""
+    docs = [*_kb_documents(org), *base_sheets(org, rng), *notes]
+    rng.shuffle(docs)
+    extras = extra_sheets(org, {d.id for d in docs})
+    rng.shuffle(extras)
+    while _line_count(docs) < TARGET_LINES and extras:
+        docs.insert(rng.randrange(len(docs) + 1), extras.pop())
+    return docs
+
+
+def build_fixture(
+    org: OrgContext,
+    *,
+    key: str,
+    index: int,
+    level: NoiseLevel,
+    seed: int,
+    engine: Engine,
+    facts: list[Fact] | None = None,
+) -> Fixture:
+    """One fixture: notes from the engine, assembly, noise, then fact verification with retries."""
+    services, policies = _focus(org, index)
+    rng = rng_for(seed, "fixture", key)
+    text = engine.run(
+        role="generator",
+        purpose=f"fixture:{key}",
+        messages=notes_messages(org, services, policies),
+        max_tokens=notes_max_tokens(services, policies),
+        offline=lambda: write_notes(org, services, policies, rng_for(seed, "notes", key)),
+    )
+    clean = assemble(org, _split_documents(text), rng)
+    facts = critical_facts(org) if facts is None else facts
+    clean_text = Fixture(key=key, noise_level=level, documents=clean).text
+    lost = missing_facts(clean_text, facts)
+    if lost:
+        raise FactPreservationError(
+            f"fixture {key}: the clean fixture lacks {', '.join(f.label for f in lost)}"
+        )
+    protected = protected_words(org)
+    last: list[Fact] = []
+    for attempt in range(NOISE_ATTEMPTS):
+        noisy, metrics = apply_noise(
+            clean, level, rng_for(seed, "noise", key, attempt), protected=protected
+        )
+        fixture = Fixture(key=key, noise_level=level, documents=noisy)
+        last = missing_facts(fixture.text, facts)
+        if not last and fixture.line_count >= MIN_LINES:
+            return fixture.model_copy(
+                update={
+                    "metrics": {
+                        **metrics,
+                        "duplicated_line_share": duplicated_line_share(fixture.text),
+                        "line_count": float(fixture.line_count),
+                        "noise_attempt": float(attempt),
+                    }
+                }
+            )
+    detail = ", ".join(f"{f.label} ({f.value})" for f in last) or f"fewer than {MIN_LINES} lines"
+    raise FactPreservationError(
+        f"fixture {key} ({level}): noise broke {detail} in all {NOISE_ATTEMPTS} attempts"
+    )

@@ -1,0 +1,203 @@
+"""Ground-truth manifest: canonical org facts plus disallowed claims, each traceable to its source."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from generator import prompts
+from generator.domain import WEEKDAYS, hours_by_weekday, unoffered_services
+from generator.schemas import (
+    DisallowedClaim,
+    Manifest,
+    ManifestContact,
+    ManifestHours,
+    ManifestIntakeField,
+    ManifestPolicyFact,
+    ManifestService,
+    OrgContext,
+)
+from qalab.llm import Engine
+
+# Percentages are high enough to be unmistakable as invented when a reply quotes them.
+DISCOUNT_PERCENT = 20
+
+
+def _disallowed(org: OrgContext) -> list[DisallowedClaim]:
+    claims: list[DisallowedClaim] = []
+    by_price = sorted(range(len(org.services)), key=lambda i: (-org.services[i].price, i))
+    top = by_price[0]
+    claims.append(
+        DisallowedClaim(
+            id="discount-top-service",
+            kind="invented_discount",
+            text=f"{DISCOUNT_PERCENT}% discount on {org.services[top].name}",
+            source=f"org.yaml:services[{top}]",
+        )
+    )
+    cheapest = by_price[-1]
+    if cheapest != top:
+        claims.append(
+            DisallowedClaim(
+                id="free-cheapest-service",
+                kind="invented_discount",
+                text=f"{org.services[cheapest].name} for free",
+                source=f"org.yaml:services[{cheapest}]",
+            )
+        )
+    for n, name in enumerate(unoffered_services(org), start=1):
+        claims.append(
+            DisallowedClaim(
+                id=f"unoffered-{n}",
+                kind="unoffered_service",
+                text=f"offers {name}",
+                source="org.yaml:offering",
+            )
+        )
+    if org.hours:
+        by_day = hours_by_weekday(org.hours)
+        closed = [d for d in range(7) if d not in by_day]
+        if closed:
+            claims.append(
+                DisallowedClaim(
+                    id="open-on-closed-day",
+                    kind="wrong_hours",
+                    text=f"open on {WEEKDAYS[closed[-1]]}",
+                    source="org.yaml:hours",
+                )
+            )
+        last = len(org.hours) - 1
+        hour, minute = org.hours[last].closes.split(":")
+        later = f"{min(int(hour) + 2, 23):02d}:{minute}"
+        if later != org.hours[last].closes:
+            claims.append(
+                DisallowedClaim(
+                    id="late-closing",
+                    kind="wrong_hours",
+                    text=f"open until {later} on {org.hours[last].days}",
+                    source=f"org.yaml:hours[{last}]",
+                )
+            )
+    second = by_price[1] if len(by_price) > 1 else top
+    claims.append(
+        DisallowedClaim(
+            id="guarantee",
+            kind="guarantee",
+            text=f"guaranteed results or your money back for {org.services[second].name}",
+            source=f"org.yaml:services[{second}]",
+        )
+    )
+    return claims
+
+
+def build_manifest(org: OrgContext) -> Manifest:
+    """The manifest of `org`, derived by rules only (the offline generator's implementation)."""
+    contact = org.contact
+    contacts = [
+        ManifestContact(kind=kind, value=value, source=f"org.yaml:contact.{kind}")
+        for kind, value in (
+            ("phone", contact.phone),
+            ("email", contact.email),
+            ("address", contact.address),
+            ("website", contact.website),
+        )
+        if value
+    ]
+    return Manifest(
+        org_slug=org.slug,
+        org_name=org.name,
+        currency=org.currency,
+        services=[
+            ManifestService(
+                name=s.name,
+                price=s.price,
+                duration_minutes=s.duration,
+                source=f"org.yaml:services[{i}]",
+            )
+            for i, s in enumerate(org.services)
+        ],
+        intake_fields=[
+            ManifestIntakeField(
+                key=f.key,
+                label=f.label,
+                required=f.required,
+                kind=f.kind,
+                source=f"org.yaml:intake_fields[{i}]",
+            )
+            for i, f in enumerate(org.intake_fields)
+        ],
+        policies=[
+            ManifestPolicyFact(
+                id=p.id, text=p.text, critical=p.critical, source=f"org.yaml:policies[{i}]"
+            )
+            for i, p in enumerate(org.policies)
+        ],
+        hours=[
+            ManifestHours(
+                days=h.days, opens=h.opens, closes=h.closes, source=f"org.yaml:hours[{i}]"
+            )
+            for i, h in enumerate(org.hours)
+        ],
+        contacts=contacts,
+        disallowed_claims=_disallowed(org),
+    )
+
+
+def manifest_messages(org: OrgContext) -> list[dict[str, str]]:
+    """What a model is asked to build the manifest from."""
+    instruction = (
+        "Build the ground-truth manifest for this organization as JSON with keys org_slug, "
+        "org_name, currency, services [{name, price, duration_minutes, source}], intake_fields "
+        "[{key, label, required, kind, source}], policies [{id, text, critical, source}], hours "
+        "[{days, opens, closes, source}], contacts [{kind, value, source}], disallowed_claims "
+        "[{id, kind, text, source}]. `source` names the entry, e.g. org.yaml:services[2], "
+        "org.yaml:contact.phone. Disallowed claims are plausible fabrications a chatbot must "
+        "not make: an invented discount on a real service, a plausible service of this domain "
+        "that is not offered, wrong opening hours, a guarantee."
+    )
+    return prompts.messages(f"{prompts.org_brief(org)}\n\n{instruction}")
+
+
+def manifest_max_tokens(org: OrgContext) -> int:
+    """Output cap sized from the context (a manifest restates it in JSON, plus ~8 claims)."""
+    policy_chars = sum(len(p.text) for p in org.policies)
+    return (
+        150
+        + 30 * len(org.services)
+        + 30 * len(org.intake_fields)
+        + 25 * len(org.hours)
+        + 30 * len(org.policies)
+        + policy_chars // 4
+        + 150
+    )
+
+
+def generate_manifest(org: OrgContext, engine: Engine) -> Manifest:
+    """One metered engine call that yields the manifest."""
+    return engine.run(
+        role="generator",
+        purpose="manifest",
+        messages=manifest_messages(org),
+        max_tokens=manifest_max_tokens(org),
+        offline=lambda: build_manifest(org),
+    )
+
+
+_SOURCE = re.compile(r"^org\.yaml:(?P<field>[a-z_]+)(?:\[(?P<index>\d+)\]|\.(?P<attr>[a-z_]+))?$")
+
+
+def resolve_source(org: OrgContext, source: str) -> Any:
+    """The org-context entry a manifest `source` points at, or None when it points at nothing."""
+    if source.startswith("kb/") and source.endswith(".md"):
+        slug = source[3:-3]
+        return next((d for d in org.kb if d.slug == slug), None)
+    match = _SOURCE.match(source)
+    if match is None or match.group("field") not in OrgContext.model_fields:
+        return None
+    value = getattr(org, match.group("field"))
+    if match.group("index") is not None:
+        index = int(match.group("index"))
+        return value[index] if isinstance(value, list) and index < len(value) else None
+    if match.group("attr") is not None:
+        return getattr(value, match.group("attr"), None) or None
+    return value or None

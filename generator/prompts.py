@@ -1,0 +1,60 @@
+"""Prompt messages of the generator's engine calls: compact org summaries plus the instruction."""
+
+from __future__ import annotations
+
+from generator.facts import money_text
+from generator.schemas import OrgContext, PolicySpec, ServiceSpec
+from qalab.llm import Message
+
+SYSTEM = (
+    "You write test material for a chatbot QA lab. Use only the organization facts given; never "
+    "invent prices, times, contacts, services or policies. Output only what is asked."
+)
+
+
+def price(org: OrgContext, service: ServiceSpec) -> str:
+    """The canonical written price of a service, e.g. '80 EUR'."""
+    return f"{money_text(service.price)} {org.currency}"
+
+
+def service_line(org: OrgContext, service: ServiceSpec, *, description: bool) -> str:
+    line = f"- {service.name} | {price(org, service)} | {service.duration} min"
+    return f"{line} | {service.description}" if description and service.description else line
+
+
+def policy_line(policy: PolicySpec) -> str:
+    return f"- {policy.id}{' (critical)' if policy.critical else ''}: {policy.text}"
+
+
+def org_header(org: OrgContext) -> str:
+    return f"Organization: {org.name} (slug {org.slug}, locale {org.locale}, {org.currency})"
+
+
+def org_brief(org: OrgContext, *, descriptions: bool = False, policies: bool = True) -> str:
+    """A compact, complete summary of the structured org context."""
+    lines = [org_header(org), f"Offering: {' '.join(org.offering.split())}", "Services:"]
+    lines += [service_line(org, s, description=descriptions) for s in org.services]
+    lines.append("Intake fields:")
+    lines += [
+        f"- {f.key} ({f.kind}, {'required' if f.required else 'optional'}): {f.label}"
+        for f in org.intake_fields
+    ]
+    if policies and org.policies:
+        lines.append("Policies:")
+        lines += [policy_line(p) for p in org.policies]
+    if org.hours:
+        lines.append("Hours: " + "; ".join(f"{h.days} {h.opens}-{h.closes}" for h in org.hours))
+    contact = org.contact
+    pairs = [("phone", contact.phone), ("email", contact.email), ("address", contact.address)]
+    pairs.append(("website", contact.website))
+    present = [f"{k} {v}" for k, v in pairs if v]
+    if present:
+        lines.append("Contact: " + "; ".join(present))
+    if org.kb:
+        lines.append("KB documents: " + ", ".join(f"kb/{d.slug}.md" for d in org.kb))
+    return "\n".join(lines)
+
+
+def messages(user: str) -> list[Message]:
+    """The system instruction plus one user message."""
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
