@@ -1,0 +1,115 @@
+"""Top 5 actions: findings grouped into remediation items and ranked by expected value."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from judge.schemas import SEVERITY_ORDER, Effort, Finding, FixTarget, TopAction
+
+SEVERITY_WEIGHT = {"critical": 10.0, "major": 3.0, "minor": 1.0}
+EFFORT_WEIGHT = {"S": 1.0, "M": 2.0, "L": 3.0}
+MAX_ACTIONS = 5
+# Per-turn style rules fix one behaviour whatever the subject, so they group by rule only.
+_RULE_ONLY = frozenset({"questions_per_turn", "repeated_question"})
+_FACT_TITLES = {
+    "money": "Stop quoting prices not in the KB",
+    "time": "Stop stating times or hours not in the KB",
+    "duration": "Stop stating durations not in the KB",
+    "percent": "Stop quoting percentages not in the KB",
+    "phone": "Stop giving phone numbers not in the KB",
+    "email": "Stop giving email addresses not in the KB",
+    "url": "Stop giving web addresses not in the KB",
+}
+
+
+@dataclass
+class _Group:
+    fix_target: FixTarget
+    rule_id: str
+    family: str
+    indexes: list[int] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def effort(self) -> Effort:
+        # Most common effort; a tie goes to the larger one (plan for the harder fix).
+        counts = Counter(f.effort for f in self.findings)
+        return max(counts, key=lambda e: (counts[e], EFFORT_WEIGHT[e]))
+
+    @property
+    def score(self) -> float:
+        weighted = sum(SEVERITY_WEIGHT[f.severity] * f.confidence for f in self.findings)
+        return weighted / EFFORT_WEIGHT[self.effort]
+
+    @property
+    def worst(self) -> int:
+        return min(SEVERITY_ORDER[f.severity] for f in self.findings)
+
+
+def family(finding: Finding) -> str:
+    """The part of the subject that decides grouping (a fact's kind, a field key, or nothing)."""
+    if finding.rule_id in _RULE_ONLY:
+        return ""
+    if finding.rule_id == "unsupported_facts":
+        return finding.subject.partition(":")[0]
+    return finding.subject
+
+
+def _title(group: _Group) -> str:
+    count = len(group.findings)
+    noun = "finding" if count == 1 else "findings"
+    if group.rule_id == "unsupported_facts":
+        base = _FACT_TITLES.get(group.family, "Stop stating facts not in the KB")
+    elif group.rule_id == "extraction_accuracy":
+        base = f"Fix intake extraction of '{group.family}'"
+    elif group.rule_id == "questions_per_turn":
+        base = "Ask fewer questions per reply"
+    elif group.rule_id == "repeated_question":
+        base = "Stop repeating questions already asked"
+    elif group.rule_id == "final_status":
+        base = f"Fix the final status: {group.family}"
+    elif group.rule_id == "disallowed_claims":
+        base = f"Stop making the disallowed claim '{group.family}'"
+    else:
+        base = f"Fix {group.rule_id}" + (f" ({group.family})" if group.family else "")
+    return f"{base} ({count} {noun})"
+
+
+def _rationale(group: _Group) -> str:
+    cases = len({f.case_key for f in group.findings})
+    example = max(group.findings, key=lambda f: (-SEVERITY_ORDER[f.severity], f.confidence))
+    return (
+        f"{len(group.findings)} finding(s) in {cases} case(s), worst "
+        f"{example.severity}. Example: {example.rationale} Fix: {example.fix_text}"
+    )
+
+
+def top_actions(findings: list[Finding]) -> list[TopAction]:
+    """At most 5 actions, ranked by sum(severity weight x confidence) / effort weight.
+
+    Findings are grouped by (fix target, rule, subject family). For a group of one severity the
+    score is severity weight x count x mean confidence / effort weight (critical 10, major 3,
+    minor 1; effort S 1, M 2, L 3). Ties: worse severity, then more findings, then title.
+    """
+    groups: dict[tuple[str, str, str], _Group] = {}
+    for index, finding in enumerate(findings):
+        key = (finding.fix_target, finding.rule_id, family(finding))
+        group = groups.setdefault(key, _Group(finding.fix_target, finding.rule_id, key[2]))
+        group.indexes.append(index)
+        group.findings.append(finding)
+    ranked = sorted(
+        groups.values(),
+        key=lambda g: (-g.score, g.worst, -len(g.findings), _title(g)),
+    )[:MAX_ACTIONS]
+    return [
+        TopAction(
+            rank=rank,
+            title=_title(group),
+            target_layer=group.fix_target,
+            effort=group.effort,
+            rationale=_rationale(group),
+            finding_indexes=group.indexes,
+        )
+        for rank, group in enumerate(ranked, start=1)
+    ]

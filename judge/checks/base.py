@@ -1,0 +1,59 @@
+"""Base class of deterministic checks: a check id, a `run`, and a helper that builds findings."""
+
+from __future__ import annotations
+
+from generator.schemas import Manifest
+from judge.gate import fingerprint
+from judge.schemas import (
+    CaseTranscript,
+    Effort,
+    Evidence,
+    Finding,
+    FixTarget,
+    JudgeConfig,
+    Severity,
+)
+
+
+class Check:
+    """One rule. Subclasses set `check_id` and implement `run`; findings cite the transcript."""
+
+    check_id: str = ""
+
+    @property
+    def detector(self) -> str:
+        return f"deterministic:{self.check_id}"
+
+    def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
+        raise NotImplementedError
+
+    def finding(
+        self,
+        case: CaseTranscript,
+        *,
+        severity: Severity,
+        turn_index: int | None,
+        subject: str,
+        evidence: list[Evidence],
+        rationale: str,
+        fix_target: FixTarget,
+        fix_text: str,
+        effort: Effort,
+        confidence: float,
+    ) -> Finding:
+        """A finding of this check, with detector name and fingerprint filled in."""
+        return Finding(
+            rule_id=self.check_id,
+            severity=severity,
+            case_key=case.case_key,
+            turn_index=turn_index,
+            subject=subject,
+            evidence=evidence,
+            rationale=rationale,
+            fix_target=fix_target,
+            fix_text=fix_text,
+            effort=effort,
+            confidence=confidence,
+            detector=self.detector,
+            fingerprint=fingerprint(self.check_id, subject),
+        )

@@ -1,0 +1,50 @@
+"""Check: replies that ask the customer too many questions at once."""
+
+from __future__ import annotations
+
+from generator.schemas import Manifest
+from judge.checks.base import Check
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
+from judge.text import Sentence, split_sentences
+
+
+def question_sentences(reply: str) -> list[Sentence]:
+    """Sentences of a reply that ask something (contain a '?')."""
+    return [s for s in split_sentences(reply) if "?" in s.text]
+
+
+class QuestionsPerTurn(Check):
+    """Guarantees: a reply with more question sentences than `config.max_questions_per_turn`
+    yields a minor finding, more than twice the limit a major one; the quote spans the reply
+    from its first to its last question."""
+
+    check_id = "questions_per_turn"
+
+    def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
+        limit = config.max_questions_per_turn
+        findings: list[Finding] = []
+        for turn in case.turns:
+            questions = question_sentences(turn.reply)
+            if len(questions) <= limit:
+                continue
+            quote = turn.reply[questions[0].start : questions[-1].end]
+            findings.append(
+                self.finding(
+                    case,
+                    severity="major" if len(questions) > 2 * limit else "minor",
+                    turn_index=turn.index,
+                    subject=f"more than {limit} questions per reply",
+                    evidence=[Evidence(source="reply", quote=quote, turn=turn.index)],
+                    rationale=(
+                        f"The reply asks {len(questions)} questions at once; the limit is {limit}."
+                    ),
+                    fix_target="skill",
+                    fix_text=(
+                        f"Tell the intake skill to ask at most {limit} question(s) per message "
+                        "and to ask for the most important missing field first."
+                    ),
+                    effort="S",
+                    confidence=1.0,
+                )
+            )
+        return findings

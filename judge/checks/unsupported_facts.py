@@ -1,0 +1,104 @@
+"""Check: money, times, durations, percentages, phones, emails and URLs a reply invents."""
+
+from __future__ import annotations
+
+from generator.schemas import Manifest
+from judge.checks.base import Check
+from judge.facts import Fact, SupportIndex, extract_facts, money_text
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
+from judge.text import quote_around, sentence_at, split_sentences
+
+_LABELS = {
+    "money": "the price",
+    "time": "the time",
+    "duration": "the duration",
+    "percent": "the percentage",
+    "phone": "the phone number",
+    "email": "the email address",
+    "url": "the web address",
+}
+# Regex extraction is exact for money/contacts; a bare "6:00" or "2 hours" is more often
+# conversational, so those carry less confidence.
+_CONFIDENCE = {"time": 0.9, "duration": 0.8}
+_FIX = {
+    "money": "Instruct the responder to quote only prices from the KB price list and to say a "
+    "price will be confirmed by the team otherwise; if {value} is a real price, add it to the KB.",
+    "time": "Instruct the responder to state opening hours and times only as written in the KB "
+    "and never to promise slots it cannot see; if {value} is correct, add it to the KB.",
+    "duration": "Instruct the responder to give durations and response times only from the KB; "
+    "if {value} minutes is correct, add it to the KB.",
+    "percent": "Instruct the responder never to quote percentages (discounts, rates) that are "
+    "not in the KB.",
+    "phone": "Instruct the responder to give only the contact numbers listed in the KB.",
+    "email": "Instruct the responder to give only the email addresses listed in the KB.",
+    "url": "Instruct the responder to link only to the web addresses listed in the KB.",
+}
+
+
+def support_index(case: CaseTranscript, manifest: Manifest) -> SupportIndex:
+    """Facts a reply may state: the fixture text plus the manifest's ground truth."""
+    index = SupportIndex(default_currency=manifest.currency)
+    index.add_text(case.fixture.text)
+    for service in manifest.services:
+        index.add_value("money", f"{money_text(service.price)} {manifest.currency}")
+        index.add_value("duration", str(service.duration_minutes))
+    for hours in manifest.hours:
+        index.add_text(f"{hours.opens} {hours.closes}")
+    for contact in manifest.contacts:
+        index.add_text(contact.value)
+    for policy in manifest.policies:
+        index.add_text(policy.text)
+    return index
+
+
+def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple[int, str, Fact]]:
+    """(turn index, reply, fact) for every fact no source supports; one per fact per turn."""
+    index = support_index(case, manifest)
+    found: list[tuple[int, str, Fact]] = []
+    for turn in case.turns:
+        # What the customer said so far (this turn's message included) is fair to repeat back.
+        index.add_text(turn.customer)
+        seen: set[str] = set()
+        for fact in extract_facts(turn.reply, default_currency=manifest.currency):
+            if fact.key not in seen and not index.supports(fact):
+                seen.add(fact.key)
+                found.append((turn.index, turn.reply, fact))
+    return found
+
+
+class UnsupportedFacts(Check):
+    """Guarantees: every money amount, time, duration, percentage, phone, email or URL in a
+    reply that is absent (after format normalization) from the fixture, the manifest and the
+    customer's messages up to that turn yields one critical finding per value per turn, quoting
+    the reply sentence that states it."""
+
+    check_id = "unsupported_facts"
+
+    def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
+        findings: list[Finding] = []
+        for turn_index, reply, fact in unsupported_in_turns(case, manifest):
+            sentence = sentence_at(split_sentences(reply), fact.start)
+            quote = (
+                quote_around(reply, sentence, fact.start, fact.end)
+                if sentence
+                else reply[fact.start : fact.end]
+            )
+            claimed = reply[fact.start : fact.end]
+            findings.append(
+                self.finding(
+                    case,
+                    severity="critical",
+                    turn_index=turn_index,
+                    subject=fact.key,
+                    evidence=[Evidence(source="reply", quote=quote, turn=turn_index)],
+                    rationale=(
+                        f"The reply states {_LABELS[fact.kind]} '{claimed}', which appears "
+                        "nowhere in the KB fixture, the manifest or the customer's messages."
+                    ),
+                    fix_target="prompt",
+                    fix_text=_FIX[fact.kind].format(value=fact.value),
+                    effort="S",
+                    confidence=_CONFIDENCE.get(fact.kind, 1.0),
+                )
+            )
+        return findings

@@ -1,0 +1,233 @@
+"""Find checkable facts (money, times, durations, percentages, phones, emails, URLs) in text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+FACT_KINDS = ("money", "time", "duration", "percent", "phone", "email", "url")
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_TLDS = r"(?:com|ie|org|net|eu|de|fr|es|it|nl|io|uk|co\.uk|info|biz)"
+_URL = re.compile(
+    r"(?:https?://|www\.)[^\s<>()\"']+"
+    rf"|(?<![\w@.-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.{_TLDS}\b(?:/[^\s<>()\"']*)?",
+    re.IGNORECASE,
+)
+# Dates are masked (never facts themselves) so "15.03.2026" is not read as a time or a phone.
+_DATE = re.compile(
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}/\d{1,2}\b"
+)
+_NUM = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
+_CUR_SYMBOL = r"€|\$|£"
+_MONEY = re.compile(
+    rf"(?P<pre>{_CUR_SYMBOL}|\b(?:EUR|USD|GBP)(?![a-z]))\s?(?P<n1>{_NUM})"
+    rf"|(?<![\d.,])(?P<n2>{_NUM})\s?(?P<post>{_CUR_SYMBOL}|(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b)",
+    re.IGNORECASE,
+)
+_BARE_DECIMAL = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d])")
+_PERCENT = re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:%|per ?cent\b)", re.IGNORECASE)
+_DURATION = re.compile(
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(minutes?|mins?|hours?|hrs?)\b", re.IGNORECASE
+)
+_TIME_12H = re.compile(r"(?<![\d.,:])(\d{1,2})(?:[:.](\d{2}))?\s?([ap])\.?m\b\.?", re.IGNORECASE)
+_TIME_24H = re.compile(r"(?<![\d.,:])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d]|[.,:]\d)")
+_PHONE_CUE = re.compile(r"\b(?:call|phone|tel|ring|mobile|whatsapp|text|contact|reach)", re.I)
+_PHONE = re.compile(r"(?<![\w+])(?:\+|00)?\d[\d \t().-]{5,18}\d(?![\w])")
+
+_CURRENCY_WORDS = {
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One claim found in text; `value` is canonical, [start, end) its span in the text."""
+
+    kind: str
+    value: str
+    start: int
+    end: int
+    # A time written without am/pm and an hour <= 12 ("6:00") may mean either half of the day.
+    ambiguous_12h: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.value}"
+
+
+def parse_amount(raw: str) -> Decimal | None:
+    """'1,200.50' / '1.200,50' / '80,00' / '80' -> Decimal; separators before 3 digits group."""
+    parts = re.split(r"[.,]", raw)
+    if len(parts) > 1 and len(parts[-1]) in (1, 2):
+        number = "".join(parts[:-1]) + "." + parts[-1]
+    else:
+        number = "".join(parts)
+    try:
+        return Decimal(number)
+    except InvalidOperation:
+        return None
+
+
+def money_text(amount: Decimal) -> str:
+    """Canonical amount: 80.00 -> '80', 80.5 -> '80.50'."""
+    if amount == amount.to_integral_value():
+        return str(int(amount))
+    return f"{amount.quantize(Decimal('0.01'))}"
+
+
+def phone_digits(raw: str) -> str:
+    """Digits only, without the international/trunk prefix zeros: '+353 1 555' -> '3531555'."""
+    return re.sub(r"\D", "", raw).lstrip("0")
+
+
+def phones_match(a: str, b: str) -> bool:
+    """Same number, allowing a country code on one side (national '01 555 0142' vs '+353 1...')."""
+    if len(a) < 7 or len(b) < 7:
+        return a == b
+    return a.endswith(b) or b.endswith(a)
+
+
+def url_host(value: str) -> str:
+    return value.split("/", 1)[0]
+
+
+def _mask(chars: list[str], start: int, end: int) -> None:
+    for i in range(start, end):
+        chars[i] = " "
+
+
+def _time_value(hour: int, minute: int) -> str:
+    return f"{hour:02d}:{minute:02d}"
+
+
+def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = False) -> list[Fact]:
+    """All facts in `text`, in order. `lenient` (for support sources) also reads bare '80.00'."""
+    facts: list[Fact] = []
+    chars = list(text)
+
+    def scan(pattern: re.Pattern[str]) -> Iterable[re.Match[str]]:
+        for match in list(pattern.finditer("".join(chars))):
+            _mask(chars, match.start(), match.end())
+            yield match
+
+    for m in scan(_EMAIL):
+        facts.append(Fact("email", m.group(0).casefold(), m.start(), m.end()))
+    for m in scan(_URL):
+        raw = m.group(0).rstrip(".,;:!?)")
+        value = re.sub(r"^(?:https?://)?(?:www\.)?", "", raw.casefold()).rstrip("/")
+        facts.append(Fact("url", value, m.start(), m.start() + len(raw)))
+    for _ in scan(_DATE):
+        pass
+    for m in scan(_MONEY):
+        amount = parse_amount(m.group("n1") or m.group("n2"))
+        marker = (m.group("pre") or m.group("post")).casefold()
+        currency = _CURRENCY_WORDS.get(marker, marker.upper())
+        if amount is not None:
+            facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
+    if lenient:
+        # Not masked: in a KB "8.30" may be a price or a time, so it supports both readings.
+        for m in _BARE_DECIMAL.finditer("".join(chars)):
+            amount = parse_amount(m.group(0))
+            if amount is not None:
+                value = f"{money_text(amount)} {default_currency}"
+                facts.append(Fact("money", value, m.start(), m.end()))
+    for m in scan(_PERCENT):
+        amount = parse_amount(m.group(1))
+        if amount is not None:
+            facts.append(Fact("percent", money_text(amount), m.start(), m.end()))
+    for m in scan(_DURATION):
+        amount = parse_amount(m.group(1))
+        if amount is not None:
+            minutes = amount * 60 if m.group(2).casefold().startswith(("h", "hr")) else amount
+            facts.append(Fact("duration", money_text(minutes), m.start(), m.end()))
+    for m in scan(_TIME_12H):
+        hour, minute = int(m.group(1)), int(m.group(2) or 0)
+        if 1 <= hour <= 12 and minute < 60:
+            hour = hour % 12 + (12 if m.group(3).casefold() == "p" else 0)
+            facts.append(Fact("time", _time_value(hour, minute), m.start(), m.end()))
+    for m in scan(_TIME_24H):
+        hour, minute = int(m.group(1)), int(m.group(2))
+        ambiguous = 1 <= hour <= 12
+        facts.append(Fact("time", _time_value(hour, minute), m.start(), m.end(), ambiguous))
+    for m in scan(_PHONE):
+        raw = m.group(0)
+        if not 7 <= len(re.sub(r"\D", "", raw)) <= 15:
+            continue
+        # A long number is a phone when it is dialled like one (+/0 prefix) or introduced as
+        # one; "booking reference 12345678" is not. Support sources take every reading.
+        dialled = raw[0] in "+0" or _PHONE_CUE.search(text[max(0, m.start() - 40) : m.start()])
+        if lenient or dialled:
+            facts.append(Fact("phone", phone_digits(raw), m.start(), m.end()))
+    return sorted(facts, key=lambda f: f.start)
+
+
+def time_variants(fact: Fact) -> set[str]:
+    """'06:00' written without am/pm also stands for '18:00'."""
+    variants = {fact.value}
+    if fact.ambiguous_12h:
+        hour, minute = fact.value.split(":")
+        variants.add(_time_value((int(hour) + 12) % 24, int(minute)))
+    return variants
+
+
+@dataclass
+class SupportIndex:
+    """Every fact a reply may legitimately state, gathered from the KB, manifest and customer."""
+
+    default_currency: str = "EUR"
+    values: dict[str, set[str]] = field(default_factory=dict)
+
+    def add_text(self, text: str) -> None:
+        for fact in extract_facts(text, default_currency=self.default_currency, lenient=True):
+            self.add(fact)
+
+    def add(self, fact: Fact) -> None:
+        bucket = self.values.setdefault(fact.kind, set())
+        if fact.kind == "time":
+            bucket.update(time_variants(fact))
+        elif fact.kind == "url":
+            bucket.add(url_host(fact.value))
+        else:
+            bucket.add(fact.value)
+
+    def add_value(self, kind: str, value: str) -> None:
+        self.values.setdefault(kind, set()).add(value)
+
+    def supports(self, fact: Fact) -> bool:
+        known = self.values.get(fact.kind, set())
+        if fact.kind == "time":
+            return bool(time_variants(fact) & known)
+        if fact.kind == "phone":
+            return any(phones_match(fact.value, other) for other in known)
+        if fact.kind == "url":
+            # Same site is enough: a deep link on the org's own domain is not a fabricated contact.
+            return url_host(fact.value) in known
+        return fact.value in known
+
+    def copy(self) -> SupportIndex:
+        return SupportIndex(self.default_currency, {k: set(v) for k, v in self.values.items()})
+
+
+def canonical_subject(subject: str) -> str:
+    """Normalize a finding subject: a single fact in any spelling -> 'kind:value'; else folded."""
+    text = " ".join(subject.split())
+    kind, _, rest = text.partition(":")
+    body = rest.strip() if kind in FACT_KINDS else text
+    facts = extract_facts(body)
+    if len(facts) == 1 and not body[: facts[0].start].strip() and not body[facts[0].end :].strip():
+        return facts[0].key
+    return text.casefold()

@@ -1,0 +1,105 @@
+"""Pydantic contracts of the judge: a case transcript in; findings, scores and actions out."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.schemas import Blueprint, Fixture
+
+Severity = Literal["critical", "major", "minor"]
+FixTarget = Literal["kb", "skill", "prompt", "pipeline"]
+Effort = Literal["S", "M", "L"]
+EvidenceSource = Literal["reply", "customer", "extracted", "fixture", "manifest", "persona"]
+SEVERITY_ORDER: dict[str, int] = {"critical": 0, "major": 1, "minor": 2}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Turn(_Model):
+    index: int = Field(ge=0)
+    customer: str
+    reply: str
+    extracted: dict[str, str] = Field(default_factory=dict)
+    status: str | None = None
+
+
+class CaseTranscript(_Model):
+    """One executed scenario as the judge sees it."""
+
+    case_key: str
+    blueprint: Blueprint
+    fixture: Fixture
+    turns: list[Turn]
+    actual_status: str | None = None
+
+
+class Evidence(_Model):
+    source: EvidenceSource
+    quote: str = Field(min_length=1)
+    turn: int | None = None
+
+
+class Finding(_Model):
+    rule_id: str
+    severity: Severity
+    case_key: str
+    turn_index: int | None
+    subject: str = Field(description="what the finding is about: a claimed price, a field key ...")
+    evidence: list[Evidence] = Field(min_length=1)
+    rationale: str
+    fix_target: FixTarget
+    fix_text: str
+    effort: Effort
+    confidence: float = Field(ge=0, le=1)
+    detector: str
+    fingerprint: str
+
+
+class CaseScores(_Model):
+    """Each dimension in [0, 1]; None when it does not apply to the case."""
+
+    groundedness: float | None
+    extraction_accuracy: float | None
+    conversation_quality: float | None
+    overall: float
+
+
+class CaseJudgement(_Model):
+    case_key: str
+    findings: list[Finding]
+    scores: CaseScores
+    passed: bool
+
+
+class TopAction(_Model):
+    rank: int = Field(ge=1, le=5)
+    title: str
+    target_layer: FixTarget
+    effort: Effort
+    rationale: str
+    finding_indexes: list[int] = Field(description="indexes into the run's finding list")
+
+
+class RunScores(_Model):
+    groundedness: float | None
+    extraction_accuracy: float | None
+    conversation_quality: float | None
+    overall: float | None
+
+
+Verdict = Literal["FAIL_CRITICAL", "PASS_WITH_FINDINGS", "PASS_CLEAN", "BUDGET_STOPPED"]
+
+
+class JudgeConfig(_Model):
+    strictness: float = Field(ge=0, le=1)
+    min_score_to_pass: float = Field(ge=0, le=1)
+    max_questions_per_turn: int = 2
+
+    @property
+    def threshold(self) -> float:
+        """Seed 000: effective_threshold = min_score_to_pass + strictness * 0.2."""
+        return self.min_score_to_pass + self.strictness * 0.2

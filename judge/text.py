@@ -1,0 +1,83 @@
+"""Small text helpers shared by the checks: sentence spans, word tokens, literal quoting."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A sentence ends at . ! ? followed by whitespace, or at a line break. Dots inside numbers
+# ("8.30", "80.00") are never followed by whitespace, so they do not split.
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_MAX_QUOTE = 240
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A stripped sentence and its exact position in the source text."""
+
+    start: int
+    end: int
+    text: str
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Split text into non-empty sentences; each `text` is exactly `source[start:end]`."""
+    spans: list[Sentence] = []
+    pos = 0
+    for match in _BOUNDARY.finditer(text):
+        _add(text, pos, match.start(), spans)
+        pos = match.end()
+    _add(text, pos, len(text), spans)
+    return spans
+
+
+def _add(text: str, start: int, end: int, spans: list[Sentence]) -> None:
+    segment = text[start:end]
+    stripped = segment.strip()
+    if stripped:
+        offset = start + len(segment) - len(segment.lstrip())
+        spans.append(Sentence(offset, offset + len(stripped), stripped))
+
+
+def sentence_at(sentences: list[Sentence], position: int) -> Sentence | None:
+    """The sentence whose span contains `position`."""
+    for sentence in sentences:
+        if sentence.start <= position < sentence.end:
+            return sentence
+    return None
+
+
+def quote_around(text: str, sentence: Sentence, start: int, end: int) -> str:
+    """A literal quote of `text` for a hit at [start, end): its sentence, or a window if long."""
+    if len(sentence.text) <= _MAX_QUOTE:
+        return sentence.text
+    half = (_MAX_QUOTE - (end - start)) // 2
+    lo = max(sentence.start, start - max(half, 0))
+    hi = min(sentence.end, end + max(half, 0))
+    return text[lo:hi].strip() or text[start:end]
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens."""
+    return _WORD.findall(text.casefold())
+
+
+def compact(text: str) -> str:
+    """Case-, space- and punctuation-insensitive form: "Mary O'Brien" -> "maryobrien"."""
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def spaced(text: str) -> str:
+    """Case- and punctuation-insensitive form that keeps word boundaries."""
+    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+
+
+def find_literal(value: str, text: str) -> str | None:
+    """The slice of `text` that spells `value` up to case, spacing and punctuation, if any."""
+    tokens = re.findall(r"[^\W_]+", value)
+    if not tokens:
+        return None
+    pattern = r"(?<![^\W_])" + r"[\W_]*".join(re.escape(t) for t in tokens) + r"(?![^\W_])"
+    match = re.search(pattern, text, re.IGNORECASE)
+    return match.group(0) if match else None

@@ -1,0 +1,101 @@
+"""judge_case end to end on a realistic demo-org conversation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from judge.actions import top_actions
+from judge.engine import judge_case
+from judge.gate import verdict
+from judge.schemas import SEVERITY_ORDER, CaseJudgement
+from tests.judge.factories import demo_manifest, make_case, make_config, quote_is_in_source
+
+
+def _messy_case():
+    return make_case(
+        [
+            (
+                "Hi, I'd like a cleaning. How much is it?",
+                "Hi! A hygiene clean is EUR 80 and takes 45 minutes. What's your name? "
+                "Your phone? Which date?",
+                {"service": "Hygiene clean"},
+            ),
+            (
+                "Mary O'Brien, 087 123 4567, 15 March please",
+                "Thanks Mary! New patients get 20% off, so it's 64 EUR. What's your phone?",
+                {"full_name": "Mary O'Brien", "phone": "087 123 4576", "preferred_date": "15/03"},
+            ),
+            ("I told you already", "Great, your request is sent. See you on 15 March!"),
+        ],
+        expected_status="COMPLETE",
+        actual_status="AWAITING_RESPONSE",
+    )
+
+
+def test_it_judges_a_case_with_every_quote_found_in_the_transcript():
+    case = _messy_case()
+    judgement = judge_case(case, demo_manifest(), config=make_config())
+    rules = {(f.rule_id, f.subject) for f in judgement.findings}
+    assert ("unsupported_facts", "money:64 EUR") in rules
+    assert ("unsupported_facts", "percent:20") in rules
+    assert ("disallowed_claims", "no-discounts") in rules
+    assert ("extraction_accuracy", "phone") in rules
+    assert ("questions_per_turn", "more than 2 questions per reply") in rules
+    assert ("final_status", "expected COMPLETE, got AWAITING_RESPONSE") in rules
+    assert ("repeated_question", "phone") in rules
+    for finding in judgement.findings:
+        assert finding.rationale and finding.fix_text
+        for evidence in finding.evidence:
+            assert quote_is_in_source(case, evidence), (finding.rule_id, evidence)
+    severities = [SEVERITY_ORDER[f.severity] for f in judgement.findings]
+    assert severities == sorted(severities)
+    assert judgement.passed is False
+    assert verdict(judgement.findings, budget_stopped=False) == "FAIL_CRITICAL"
+    assert top_actions(judgement.findings)[0].target_layer == "prompt"
+    CaseJudgement.model_validate_json(judgement.model_dump_json())
+
+
+def test_it_passes_a_clean_case():
+    case = make_case(
+        [
+            (
+                "Hi, a hygiene clean please. Price?",
+                "A hygiene clean is 80 EUR. What's your name and phone?",
+            ),
+            (
+                "Mary O'Brien, 087 123 4567",
+                "Thanks Mary! Which date suits you?",
+                {"full_name": "Mary O'Brien", "phone": "0871234567", "service": "hygiene clean"},
+            ),
+            (
+                "15 March",
+                "Your request for 15 March is sent; reception confirms by phone.",
+                {"preferred_date": "2026-03-15"},
+            ),
+        ]
+    )
+    judgement = judge_case(case, demo_manifest(), config=make_config())
+    assert judgement.findings == []
+    assert judgement.scores.overall == 1.0
+    assert judgement.passed is True
+    assert verdict(judgement.findings, budget_stopped=False) == "PASS_CLEAN"
+
+
+def test_it_does_not_import_django_or_runs():
+    code = (
+        "import sys, judge.engine, judge.actions, judge.gate, judge.scoring;"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'runs')];"
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_it_judges_an_empty_case_without_findings_and_fails_it():
+    case = make_case([], actual_status=None)
+    judgement = judge_case(case, demo_manifest(), config=make_config())
+    assert judgement.findings == []
+    assert judgement.scores.groundedness is None
+    assert judgement.scores.conversation_quality is None
+    assert judgement.scores.overall == 0.0
+    assert judgement.passed is False

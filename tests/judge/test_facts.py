@@ -1,0 +1,60 @@
+"""Fact extraction and normalization used by the unsupported-facts check and fingerprints."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.facts import canonical_subject, extract_facts
+
+
+def _keys(text: str, *, lenient: bool = False) -> list[str]:
+    return [f.key for f in extract_facts(text, lenient=lenient)]
+
+
+@pytest.mark.parametrize("spelling", ["80 EUR", "EUR 80", "80€", "€80", "80,00 EUR", "80 euros"])
+def test_it_normalizes_every_money_spelling_to_one_value(spelling):
+    assert _keys(f"It costs {spelling} today.") == ["money:80 EUR"]
+
+
+def test_it_reads_a_bare_decimal_as_money_only_in_lenient_mode():
+    assert _keys("whitening 350.00") == []
+    assert "money:350 EUR" in _keys("whitening 350.00", lenient=True)
+
+
+@pytest.mark.parametrize("spelling", ["08:30", "8.30", "8:30", "8:30am", "8.30 a.m."])
+def test_it_normalizes_times_to_24h(spelling):
+    assert _keys(f"We open at {spelling}") == ["time:08:30"]
+
+
+def test_it_reads_pm_times_and_marks_bare_morning_hours_ambiguous():
+    facts = extract_facts("open 6pm, or 6:00")
+    assert [(f.value, f.ambiguous_12h) for f in facts] == [("18:00", False), ("06:00", True)]
+
+
+def test_it_does_not_read_dates_as_times_or_phones():
+    assert _keys("See you on 15.03.2026 or 2026-03-15 or 15/03") == []
+
+
+def test_it_finds_phones_emails_urls_durations_and_percentages():
+    keys = _keys("Call +353 1 555 0142 or a@b.ie, see www.example.com/x. Takes 1.5 hours, 20% off.")
+    assert keys == [
+        "phone:35315550142",
+        "email:a@b.ie",
+        "url:example.com/x",
+        "duration:90",
+        "percent:20",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("€45", "45 EUR"),
+        ("EUR 45.00", "money:45 EUR"),
+        ("8.30", "time:08:30"),
+        ("+353 1 555 0142", "phone:35315550142"),
+        ("Preferred  Phone", "preferred phone"),
+    ],
+)
+def test_it_gives_one_canonical_subject_per_claim(a, b):
+    assert canonical_subject(a) == canonical_subject(b)

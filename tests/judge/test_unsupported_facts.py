@@ -1,0 +1,118 @@
+"""unsupported_facts: invented money, times, phones... are critical; KB and customer facts are not."""
+
+from __future__ import annotations
+
+from judge.checks.unsupported_facts import UnsupportedFacts
+from tests.judge.factories import (
+    NOISY_KB,
+    demo_manifest,
+    make_case,
+    make_config,
+    quote_is_in_source,
+)
+
+
+def _run(*turns, **kwargs):
+    case = make_case(list(turns), **kwargs)
+    return case, UnsupportedFacts().run(case, demo_manifest(), make_config())
+
+
+def test_it_flags_an_invented_price_with_the_reply_sentence_as_evidence():
+    case, findings = _run(
+        ("How much is a cleaning?", "Hi Mary! A hygiene clean is 45 EUR. Shall I book it?")
+    )
+    assert [(f.severity, f.subject, f.turn_index) for f in findings] == [
+        ("critical", "money:45 EUR", 0)
+    ]
+    evidence = findings[0].evidence[0]
+    assert evidence.source == "reply"
+    assert evidence.quote == "A hygiene clean is 45 EUR."
+    assert quote_is_in_source(case, evidence)
+    assert findings[0].detector == "deterministic:unsupported_facts"
+    assert findings[0].confidence == 1.0
+
+
+def test_it_accepts_a_kb_price_written_in_another_format():
+    # The fixture says "80€", "EUR 65" and "350.00"; the reply spells them differently.
+    _, findings = _run(("Prices?", "A clean is EUR 80, a check-up €65.00 and whitening 350 euros."))
+    assert findings == []
+
+
+def test_it_accepts_kb_times_durations_and_contacts_in_other_formats():
+    _, findings = _run(
+        (
+            "When are you open?",
+            "Mon-Thu 08:30 to 6pm, Sat 9am-1pm. A check-up takes 30 minutes. "
+            "Call +353 1 555 0142, email hello@harbourlanedental.ie or book at "
+            "harbourlanedental.ie/book.",
+        )
+    )
+    assert findings == []
+
+
+def test_it_does_not_flag_a_date_and_time_the_customer_gave():
+    _, findings = _run(
+        ("Can I come on 15.03 at 10:30?", "Sure, 15.03 at 10:30 is noted."),
+        ("Or 16/03 at 11.15?", "Noted: 16/03 at 11:15 instead."),
+    )
+    assert findings == []
+
+
+def test_it_flags_invented_hours_phone_email_duration_and_percentage():
+    _, findings = _run(
+        (
+            "Hours?",
+            "We are open until 20:00. Call 01 999 8888 or info@dental-offers.com. "
+            "We reply within 2 hours. Members get 10% off.",
+        )
+    )
+    assert sorted(f.subject for f in findings) == [
+        "duration:120",
+        "email:info@dental-offers.com",
+        "percent:10",
+        "phone:19998888",
+        "time:20:00",
+    ]
+    assert all(f.severity == "critical" for f in findings)
+
+
+def test_it_flags_a_repeated_invention_in_each_turn_but_once_per_turn():
+    case, findings = _run(
+        ("Price?", "It is 45 EUR. Yes, 45 EUR."),
+        ("Really?", "Yes, €45."),
+    )
+    assert [(f.turn_index, f.subject) for f in findings] == [
+        (0, "money:45 EUR"),
+        (1, "money:45 EUR"),
+    ]
+    assert findings[0].fingerprint == findings[1].fingerprint
+    assert all(quote_is_in_source(case, e) for f in findings for e in f.evidence)
+
+
+def test_it_accepts_a_price_the_customer_mentioned_earlier_but_not_later_inventions():
+    _, findings = _run(
+        ("My friend paid 55 EUR, is that right?", "55 EUR is not on our list; a clean is 80€."),
+        ("ok", "The total would be 99 EUR."),
+    )
+    assert [f.subject for f in findings] == ["money:99 EUR"]
+
+
+def test_it_does_not_read_a_reference_number_as_a_phone():
+    _, findings = _run(("Booked?", "Yes, your booking reference is 48213377."))
+    assert findings == []
+    _, findings = _run(("Number?", "You can call 48213377 any time."))
+    assert [f.subject for f in findings] == ["phone:48213377"]
+
+
+def test_it_accepts_the_customers_own_phone_in_international_format():
+    _, findings = _run(("My number is 087 123 4567", "We will ring you on +353 87 123 4567."))
+    assert findings == []
+
+
+def test_it_reads_a_12_hour_kb_time_as_either_half_of_the_day():
+    # The fixture writes "5.30" for a 17:30 closing; the reply uses the 24-hour clock.
+    _, findings = _run(
+        ("Late opening?", "On Wednesdays we stay open until 17:30."),
+        fixture_text=NOISY_KB + "late opening wed till 5.30\n",
+    )
+    assert findings == []
