@@ -1,0 +1,77 @@
+"""The database-backed token ledger: reserve with one conditional UPDATE, settle after the call."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from qalab.llm import BudgetExceeded, Role, Usage
+from runs.models import LlmCall, Run
+
+
+class DbLedger:
+    """Meters one run's LLM work; `used` never exceeds the run's budget.
+
+    A reservation is `prompt estimate + max_tokens`; it succeeds only if
+    `used + reserved + n <= budget` holds at the moment of the UPDATE, so concurrent workers
+    can never overspend. A denied reservation flags the run `budget_exhausted`.
+    """
+
+    def __init__(self, *, run_id: int) -> None:
+        self.run_id = run_id
+
+    def reserve(self, *, role: Role, purpose: str, tokens: int) -> int:
+        granted = Run.objects.filter(
+            id=self.run_id,
+            budget_exhausted=False,
+            token_budget__gte=F("tokens_used") + F("tokens_reserved") + tokens,
+        ).update(tokens_reserved=F("tokens_reserved") + tokens, heartbeat_at=timezone.now())
+        attempt = LlmCall.objects.filter(run_id=self.run_id, purpose=purpose).count() + 1
+        if granted != 1:
+            Run.objects.filter(id=self.run_id).update(budget_exhausted=True)
+            LlmCall.objects.create(
+                run_id=self.run_id,
+                role=role,
+                purpose=purpose,
+                attempt=attempt,
+                reserved=0,
+                actual=0,
+                status="denied",
+            )
+            raise BudgetExceeded(
+                f"token budget exhausted before {role} call {purpose!r} ({tokens} tokens)"
+            )
+        call = LlmCall.objects.create(
+            run_id=self.run_id, role=role, purpose=purpose, attempt=attempt, reserved=tokens
+        )
+        return call.id
+
+    def settle(
+        self, reservation: int, *, usage: Usage | None, status: str, latency_ms: int
+    ) -> None:
+        with transaction.atomic():
+            call = LlmCall.objects.select_for_update().get(id=reservation)
+            # Missing usage is charged in full; usage above the reservation cannot be charged,
+            # since the budget only ever covered the reservation.
+            actual = call.reserved if usage is None else min(usage.total_tokens, call.reserved)
+            call.actual = actual
+            call.prompt_tokens = usage.prompt_tokens if usage else None
+            call.completion_tokens = usage.completion_tokens if usage else None
+            call.estimated = usage.estimated if usage else True
+            call.status = status
+            call.latency_ms = latency_ms
+            call.save(
+                update_fields=[
+                    "actual",
+                    "prompt_tokens",
+                    "completion_tokens",
+                    "estimated",
+                    "status",
+                    "latency_ms",
+                ]
+            )
+            Run.objects.filter(id=self.run_id).update(
+                tokens_reserved=F("tokens_reserved") - call.reserved,
+                tokens_used=F("tokens_used") + actual,
+            )

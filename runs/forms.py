@@ -1,0 +1,36 @@
+"""The Start run form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from qalab.models import Organization
+from runs.presets import PRESETS
+
+
+class StartRunForm(forms.Form):
+    organization = forms.ModelChoiceField(queryset=Organization.objects.none())
+    preset = forms.ChoiceField(
+        choices=[
+            (
+                p.name,
+                f"{p.label} — {p.scenarios} scenarios, {p.max_turns} turns, "
+                f"{p.token_budget:,} tokens",
+            )
+            for p in PRESETS.values()
+        ],
+        initial="quick",
+    )
+    responder = forms.CharField(
+        required=False,
+        max_length=500,
+        help_text="Leave empty for the organization's responder (default: the built-in reference bot).",
+    )
+
+    def __init__(self, *args: Any, organizations: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["organization"].queryset = organizations
+        if organizations.count() == 1:
+            self.fields["organization"].initial = organizations.first()

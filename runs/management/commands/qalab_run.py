@@ -1,0 +1,175 @@
+"""`manage.py qalab_run`: start a run from the command line (CI) and gate on its verdict."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from qalab.models import Organization
+from runs import services
+from runs.dispatch import CeleryDispatcher, InlineDispatcher
+from runs.models import Run, RunStatus, Verdict
+from runs.presets import PRESETS
+from runs.report import report_to_markdown
+from runs.selectors import run_get_report
+
+EXIT_PASS, EXIT_CRITICAL, EXIT_USAGE, EXIT_BUDGET, EXIT_ERROR = 0, 1, 2, 3, 4
+
+
+def exit_code_for(run: Run) -> int:
+    """0 pass (clean or with findings), 1 FAIL_CRITICAL, 3 BUDGET_STOPPED, 4 error/unfinished."""
+    if run.verdict == Verdict.FAIL_CRITICAL:
+        return EXIT_CRITICAL
+    if run.verdict == Verdict.BUDGET_STOPPED:
+        return EXIT_BUDGET
+    if run.status == RunStatus.DONE and run.verdict in (
+        Verdict.PASS_CLEAN,
+        Verdict.PASS_WITH_FINDINGS,
+    ):
+        return EXIT_PASS
+    return EXIT_ERROR
+
+
+def write_reports(run: Run, *, json_path: str | None, md_path: str | None) -> dict[str, Any]:
+    report = run_get_report(run=run)
+    if json_path:
+        Path(json_path).write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    if md_path:
+        Path(md_path).write_text(report_to_markdown(report), encoding="utf-8")
+    return report
+
+
+def _positive(value: str) -> int:
+    import argparse
+
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number} must be >= 1")
+    return number
+
+
+class Command(BaseCommand):
+    help = (
+        "Run the QA pipeline for one organization. Exit codes: 0 pass, 1 FAIL_CRITICAL, "
+        "3 BUDGET_STOPPED, 4 error or timeout, 2 bad usage."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--org", required=True, help="organization slug")
+        parser.add_argument("--preset", choices=sorted(PRESETS), default="quick")
+        parser.add_argument(
+            "--scenarios", type=_positive, help="override the preset's scenario count"
+        )
+        parser.add_argument("--max-turns", type=_positive, help="override the preset's turn cap")
+        parser.add_argument("--budget", type=_positive, help="override the token budget")
+        parser.add_argument("--seed", type=int, help="generation seed (default: random, recorded)")
+        parser.add_argument(
+            "--responder", help="responder spec (default: the org's, else reference)"
+        )
+        parser.add_argument(
+            "--reuse-artifacts",
+            type=int,
+            metavar="RUN_ID",
+            help="reuse fixtures, manifest and scenarios of an earlier run",
+        )
+        mode = parser.add_mutually_exclusive_group()
+        mode.add_argument("--inline", action="store_true", help="run in this process, no broker")
+        mode.add_argument("--wait", action="store_true", help="enqueue, then wait for the workers")
+        parser.add_argument(
+            "--timeout", type=_positive, default=1800, help="seconds to wait (--wait)"
+        )
+        parser.add_argument("--json", dest="json_path", help="write the JSON report here")
+        parser.add_argument("--md", dest="md_path", help="write the Markdown report here")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        try:
+            org = Organization.objects.get(slug=opts["org"])
+        except Organization.DoesNotExist:
+            known = ", ".join(Organization.objects.values_list("slug", flat=True)) or "none"
+            raise CommandError(
+                f"unknown organization {opts['org']!r} (known: {known}); "
+                "import one with qalab_import_org or qalab_seed_demo",
+                returncode=EXIT_USAGE,
+            ) from None
+        try:
+            run = services.run_create(
+                organization=org,
+                preset=opts["preset"],
+                responder_spec=opts["responder"],
+                scenarios=opts["scenarios"],
+                max_turns=opts["max_turns"],
+                budget=opts["budget"],
+                seed=opts["seed"],
+                reuse_artifacts=opts["reuse_artifacts"],
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc), returncode=EXIT_USAGE) from exc
+        self.stderr.write(
+            f"Run {run.id}: {org.slug} · {run.preset} · {run.config['scenarios']} scenarios · "
+            f"budget {run.token_budget:,} tokens · engine {run.engine} · responder {run.responder_spec}"
+        )
+
+        if opts["inline"]:
+            dispatcher = InlineDispatcher(progress=lambda step: self.stderr.write(f"  {step}"))
+            services.run_start(run=run, dispatcher=dispatcher)
+            dispatcher.drain()
+        else:
+            with transaction.atomic():
+                services.run_start(run=run, dispatcher=CeleryDispatcher())
+            if not opts["wait"]:
+                self.stdout.write(f"Run {run.id} queued; follow it in the admin or with --wait.")
+                return
+            if not self._wait(run, timeout=opts["timeout"]):
+                run.refresh_from_db()
+                write_reports(run, json_path=opts["json_path"], md_path=opts["md_path"])
+                raise CommandError(
+                    f"run {run.id} did not finish within {opts['timeout']}s (status {run.status}); "
+                    "is a worker running?",
+                    returncode=EXIT_ERROR,
+                )
+
+        run.refresh_from_db()
+        report = write_reports(run, json_path=opts["json_path"], md_path=opts["md_path"])
+        self._summary(report)
+        code = exit_code_for(run)
+        if code != EXIT_PASS:
+            raise CommandError(
+                f"run {run.id} ended {run.verdict or run.status}"
+                + (f": {run.error}" if run.error else ""),
+                returncode=code,
+            )
+
+    def _wait(self, run: Run, *, timeout: int) -> bool:
+        deadline = time.monotonic() + timeout
+        last = ""
+        while time.monotonic() < deadline:
+            run.refresh_from_db()
+            done = run.cases.exclude(status__in=("queued", "running")).count()
+            state = f"{run.status} · cases {done}/{run.cases.count()} · tokens {run.tokens_used:,}"
+            if state != last:
+                self.stderr.write(f"  {state}")
+                last = state
+            if run.is_final:
+                return True
+            time.sleep(1)
+        return False
+
+    def _summary(self, report: dict[str, Any]) -> None:
+        s, t, sc = report["summary"], report["tokens"], report["scores"]
+        overall = "n/a" if sc["overall"] is None else f"{sc['overall'] * 100:.1f}%"
+        self.stdout.write(
+            f"Run {report['run_id']}: {report['verdict'] or report['status']} — "
+            f"{report['verdict_reason'] or report.get('error') or ''}\n"
+            f"  cases {s['completed']}/{s['cases']} completed, {s['passed']} passed · findings "
+            f"{s['findings']['critical']} critical, {s['findings']['major']} major, "
+            f"{s['findings']['minor']} minor · overall {overall} · tokens {t['used']:,}/{t['budget']:,}"
+            + (" (estimated)" if t["estimated"] else "")
+        )

@@ -1,0 +1,255 @@
+"""Run tables (DESIGN §4). Written only through runs.services; immutable once a run is locked."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from qalab.models import Organization
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued"
+    GENERATING = "generating"
+    SIMULATING = "simulating"
+    JUDGING = "judging"
+    REPORTING = "reporting"
+    DONE = "done"
+    BUDGET_STOPPED = "budget_stopped"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+
+
+FINAL_STATUSES = (
+    RunStatus.DONE,
+    RunStatus.BUDGET_STOPPED,
+    RunStatus.ERROR,
+    RunStatus.CANCELLED,
+)
+
+
+class Verdict(models.TextChoices):
+    FAIL_CRITICAL = "FAIL_CRITICAL"
+    PASS_WITH_FINDINGS = "PASS_WITH_FINDINGS"
+    PASS_CLEAN = "PASS_CLEAN"
+    BUDGET_STOPPED = "BUDGET_STOPPED"
+
+
+class Run(models.Model):
+    organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="runs")
+    preset = models.CharField(max_length=20)
+    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    stage_detail = models.CharField(max_length=300, blank=True)
+    responder_spec = models.CharField(max_length=500)
+    engine = models.CharField(max_length=20)
+    models_used = models.JSONField(default=dict)
+    seed = models.BigIntegerField()
+    config = models.JSONField(default=dict)
+    settings_hash = models.CharField(max_length=64)
+    source = models.JSONField(default=dict)
+    token_budget = models.PositiveIntegerField()
+    tokens_used = models.PositiveIntegerField(default=0)
+    tokens_reserved = models.PositiveIntegerField(default=0)
+    budget_exhausted = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    celery_task_id = models.CharField(max_length=100, blank=True)
+    locked_at = models.DateTimeField(null=True, blank=True)
+    verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)
+    verdict_reason = models.CharField(max_length=300, blank=True)
+    score_groundedness = models.FloatField(null=True, blank=True)
+    score_extraction = models.FloatField(null=True, blank=True)
+    score_quality = models.FloatField(null=True, blank=True)
+    score_overall = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        db_table = "qa_runs"
+        ordering = ["-id"]
+        indexes = [
+            models.Index(fields=["organization", "preset", "-id"], name="qa_runs_org_preset")
+        ]
+
+    def __str__(self) -> str:
+        return f"Run #{self.pk} · {self.organization.slug} · {self.preset}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+
+class RunArtifact(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")
+    kind = models.CharField(max_length=30)  # fixture, manifest, blueprint, raw_llm_output, ...
+    key = models.CharField(max_length=100)
+    content = models.TextField()
+    sha256 = models.CharField(max_length=64)
+    noise_level = models.CharField(max_length=20, blank=True)
+    metrics = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        db_table = "qa_run_artifacts"
+        ordering = ["kind", "key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "kind", "key"], name="uniq_artifact_run_kind_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.key}"
+
+
+class CaseStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    ERROR = "error"
+    SKIPPED_BUDGET = "skipped_budget"
+
+
+PENDING_CASE_STATUSES = (CaseStatus.QUEUED, CaseStatus.RUNNING)
+
+
+class RunCase(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="cases")
+    scenario_key = models.CharField(max_length=50)
+    scenario_type = models.CharField(max_length=50)
+    fixture_key = models.CharField(max_length=50)
+    status = models.CharField(max_length=20, choices=CaseStatus.choices, default=CaseStatus.QUEUED)
+    expected_status = models.CharField(max_length=30)
+    actual_status = models.CharField(max_length=30, blank=True)
+    score_groundedness = models.FloatField(null=True, blank=True)
+    score_extraction = models.FloatField(null=True, blank=True)
+    score_quality = models.FloatField(null=True, blank=True)
+    score_overall = models.FloatField(null=True, blank=True)
+    passed = models.BooleanField(null=True)
+    lease_owner = models.CharField(max_length=100, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempt = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "qa_run_cases"
+        ordering = ["run", "scenario_key"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "scenario_key"], name="uniq_case_run_scenario")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scenario_key} ({self.scenario_type})"
+
+    @property
+    def session_id(self) -> str:
+        """The responder session namespace of this case (seed 000 isolation)."""
+        return f"qalab-{self.run_id}-{self.scenario_key}"
+
+
+class RunTurn(models.Model):
+    case = models.ForeignKey(RunCase, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField()
+    attempt = models.PositiveIntegerField(default=1)
+    customer_message = models.TextField()
+    responder_reply = models.TextField()
+    extracted = models.JSONField(default=dict, blank=True)
+    responder_status = models.CharField(max_length=30, blank=True)
+    usage = models.JSONField(default=dict, blank=True)
+    latency_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "qa_run_turns"
+        ordering = ["case", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "index"], name="uniq_turn_case_index")
+        ]
+
+    def __str__(self) -> str:
+        return f"turn {self.index} of {self.case_id}"
+
+
+class Severity(models.TextChoices):
+    CRITICAL = "critical"
+    MAJOR = "major"
+    MINOR = "minor"
+
+
+class RunFinding(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="findings")
+    case = models.ForeignKey(
+        RunCase, null=True, blank=True, on_delete=models.CASCADE, related_name="findings"
+    )
+    position = models.PositiveIntegerField()
+    turn_index = models.PositiveIntegerField(null=True, blank=True)
+    rule_id = models.CharField(max_length=80)
+    severity = models.CharField(max_length=10, choices=Severity.choices)
+    subject = models.CharField(max_length=300, blank=True)
+    evidence = models.JSONField(default=list)
+    rationale = models.TextField()
+    fix_target = models.CharField(max_length=20)
+    fix_text = models.TextField()
+    effort = models.CharField(max_length=2)
+    confidence = models.FloatField()
+    detector = models.CharField(max_length=80)
+    fingerprint = models.CharField(max_length=64, db_index=True)
+    confirmed = models.BooleanField(default=True)
+
+    class Meta:
+        db_table = "qa_run_findings"
+        ordering = ["run", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "position"], name="uniq_finding_run_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.severity} {self.rule_id}"
+
+
+class RunTopAction(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="top_actions")
+    rank = models.PositiveSmallIntegerField()
+    title = models.CharField(max_length=300)
+    target_layer = models.CharField(max_length=20)
+    effort = models.CharField(max_length=2)
+    rationale = models.TextField()
+    finding_ids = models.JSONField(default=list)
+
+    class Meta:
+        db_table = "qa_run_top_actions"
+        ordering = ["run", "rank"]
+        constraints = [models.UniqueConstraint(fields=["run", "rank"], name="uniq_action_run_rank")]
+
+    def __str__(self) -> str:
+        return f"#{self.rank} {self.title}"
+
+
+class LlmCall(models.Model):
+    """The LLM call ledger: one row per metered call, reserved then settled."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="llm_calls")
+    role = models.CharField(max_length=20)
+    purpose = models.CharField(max_length=200)
+    attempt = models.PositiveIntegerField(default=1)
+    reserved = models.PositiveIntegerField()
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    actual = models.PositiveIntegerField(null=True, blank=True)
+    estimated = models.BooleanField(default=True)
+    status = models.CharField(max_length=20, default="reserved")
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "qa_llm_calls"
+        ordering = ["run", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}/{self.purpose}"

@@ -1,0 +1,129 @@
+"""The Markdown report, rendered from the JSON report of DESIGN §11."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_PCT_KEYS = ("groundedness", "extraction_accuracy", "conversation_quality", "overall")
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}%"
+
+
+def _md_escape(text: str) -> str:
+    """Keep untrusted text from breaking tables or injecting markup."""
+    return (
+        str(text)
+        .replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\n", " ")
+    )
+
+
+def report_to_markdown(report: dict[str, Any]) -> str:
+    """Findings-first Markdown (seed 003 §6 order): verdict, findings, top actions, scores, tokens."""
+    lines: list[str] = []
+    add = lines.append
+    add(f"# AI QA Lab report: run {report['run_id']}")
+    add("")
+    add(
+        f"**Verdict: {report.get('verdict') or report['status'].upper()}**"
+        + (f" — {_md_escape(report['verdict_reason'])}" if report.get("verdict_reason") else "")
+    )
+    add("")
+    add(
+        f"Organization `{report['organization']}` · preset `{report['preset']}` · status "
+        f"`{report['status']}` · engine `{report['engine']}` · responder `{_md_escape(report['responder'])}` · "
+        f"seed {report['seed']} · settings `{report['settings_hash'][:12]}`"
+    )
+    if report.get("error"):
+        add("")
+        add(f"> Run error: {_md_escape(report['error'])}")
+    s = report["summary"]
+    add("")
+    add(
+        f"Cases: {s['cases']} · completed {s['completed']} · passed {s['passed']} · errored "
+        f"{s['errored']} · skipped (budget) {s['skipped_budget']}"
+    )
+    f = s["findings"]
+    add("")
+    add(f"## Findings ({f['critical']} critical, {f['major']} major, {f['minor']} minor)")
+    add("")
+    if not report["findings"]:
+        add("No findings.")
+    for finding in report["findings"]:
+        add(
+            f"- **{finding['severity'].upper()}** `{finding['rule_id']}` — case {finding['case']}"
+            + (f", turn {finding['turn']}" if finding["turn"] is not None else "")
+            + f": {_md_escape(finding['rationale'])}"
+        )
+        for ev in finding["evidence"]:
+            add(f"  - {ev['source']}: “{_md_escape(ev['quote'])}”")
+        add(
+            f"  - Fix ({finding['fix']['target']}, effort {finding['effort']}, confidence "
+            f"{finding['confidence']:.2f}): {_md_escape(finding['fix']['text'])}"
+        )
+    add("")
+    add("## Top actions")
+    add("")
+    if not report["top_actions"]:
+        add("Nothing to do.")
+    for action in report["top_actions"]:
+        add(
+            f"{action['rank']}. **{_md_escape(action['title'])}** ({action['target_layer']}, effort "
+            f"{action['effort']}) — {_md_escape(action['rationale'])}"
+        )
+    add("")
+    add("## Scores")
+    add("")
+    add("| dimension | score |")
+    add("|---|---|")
+    for key in _PCT_KEYS:
+        add(f"| {key.replace('_', ' ')} | {_pct(report['scores'][key])} |")
+    add("")
+    add("| case | scenario | fixture | expected | actual | overall | pass |")
+    add("|---|---|---|---|---|---|---|")
+    for case in report["cases"]:
+        passed = {True: "pass", False: "FAIL", None: case["status"]}[case["pass"]]
+        add(
+            f"| {case['id']} | {case['scenario']} | {case['fixture']} ({case.get('noise_level') or '-'}) "
+            f"| {case['expected_status']} | {case['actual_status'] or '-'} | "
+            f"{_pct(case['scores']['overall'])} | {passed} |"
+        )
+    t = report["tokens"]
+    add("")
+    add("## Tokens")
+    add("")
+    add(
+        f"Used {t['used']:,} of {t['budget']:,}"
+        + (f" ({t['note']})" if t.get("note") else "")
+        + "."
+    )
+    add("")
+    for role, used in t["by_role"].items():
+        add(f"- {role}: {used:,}")
+    d = report.get("delta")
+    add("")
+    add("## Delta")
+    add("")
+    if not d:
+        add("No previous reported run of this organization and preset.")
+    else:
+        overall = d["scores"]["overall"]
+        change = "n/a" if overall is None else f"{overall * 100:+.1f} pts"
+        add(
+            f"Versus run {d['previous_run_id']}: verdict {d['verdict']['previous']} -> "
+            f"{d['verdict']['current']}; overall score change "
+            f"{change}; "
+            f"tokens {d['tokens']:+,}."
+        )
+        fd = d["findings"]
+        add(
+            f"Findings new {sum(fd['new'].values())}, resolved {sum(fd['resolved'].values())}, "
+            f"persisting {sum(fd['persisting'].values())}."
+        )
+    add("")
+    return "\n".join(lines)
