@@ -234,6 +234,9 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
                 mix=tuple(config["mix"]),
                 seed=run.seed,
                 engine=engine,
+                # Dates in scenarios count from the run's creation day, so a re-run of the same
+                # seed on another day still builds byte-identical artifacts when reused.
+                today=run.created_at.date(),
             )
     except BudgetExceeded as exc:
         logger.info("run %s: budget exhausted during generation: %s", run_id, exc)
