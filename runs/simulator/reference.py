@@ -298,6 +298,15 @@ def _ask(fields: list[IntakeFieldRef]) -> str:
     return f"Which {label} would you like, and could you tell me your {others[0]}?"
 
 
+def _nudge(fields: list[IntakeFieldRef], services: list[str]) -> str:
+    """A re-ask without the question: the options, and what is still needed."""
+    needed = " and ".join(_label(f) for f in fields[:MAX_QUESTIONS])
+    if any(field_kind(f) == "service" for f in fields):
+        offer = f"We offer {', '.join(services)}. " if services else ""
+        return f"{offer}Just tell me the {needed} and I will note it."
+    return f"To pass on your request I still need your {needed}."
+
+
 def _summary(fields: list[IntakeFieldRef], extracted: dict[str, str]) -> str:
     by_kind = {field_kind(f): extracted[f.key] for f in fields if f.key in extracted}
     parts = []
@@ -386,7 +395,13 @@ def _compose(
         )
         missing = [f for f in required if f.key not in extracted]
         if missing:
-            parts.append(_ask(missing))
+            question = _ask(missing)
+            asked_before = any(
+                question in m.content for m in request.messages if m.role == "assistant"
+            )
+            # Asking the same question again gets the same vague answer: offer options instead.
+            listed = any(p.startswith("We offer") for p in parts)
+            parts.append(_nudge(missing, [] if listed else services) if asked_before else question)
             return " ".join(parts), "AWAITING_RESPONSE"
         parts.append(_summary(request.intake_fields, extracted))
     return " ".join(parts), "COMPLETE"
