@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 import re
 
+from pydantic import BaseModel, Field
+
 from generator import prompts
 from generator.domain import WEEKDAYS, hours_by_weekday
 from generator.facts import Fact, critical_facts, missing_facts
@@ -113,6 +115,27 @@ def _split_documents(text: str) -> list[FixtureDocument]:
     return docs
 
 
+class FixtureNotes(BaseModel):
+    """What a model writes for one fixture: markdown notes, one '# ' heading per document."""
+
+    markdown: str = Field(min_length=1)
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def check_notes(org: OrgContext, notes: FixtureNotes) -> None:
+    """Notes may restate the org's figures but never add one (a wrong price in a KB is not
+    noise, it is a different business). Raises ValueError naming the numbers it does not know."""
+    known = set(_NUMBER.findall(prompts.org_brief(org, descriptions=True)))
+    known |= set(_NUMBER.findall(" ".join(d.text for d in org.kb)))
+    unknown = sorted(set(_NUMBER.findall(notes.markdown)) - known)
+    if unknown:
+        raise ValueError(f"the notes state figures that are not in the org context: {unknown}")
+    if not _split_documents(notes.markdown):
+        raise ValueError("the notes have no '# ' document heading")
+
+
 def notes_messages(
     org: OrgContext, services: list[ServiceSpec], policies: list[PolicySpec]
 ) -> list[dict[str, str]]:
@@ -122,13 +145,7 @@ def notes_messages(
     if policies:
         lines.append("Policies:")
         lines += [prompts.policy_line(p) for p in policies]
-    task = (
-        "Write internal knowledge-base notes in markdown, one '# ' heading per document: "
-        "'What to expect' with a section per service (description, duration, price); an "
-        "internal email from the front desk about the first service; a shift handover note; "
-        "customer Q&A for each policy. Restate only the facts above, in plain staff language."
-    )
-    return prompts.messages("\n".join(lines) + "\n\n" + task)
+    return prompts.messages(prompts.prompt("fixture_notes").render(org_slice="\n".join(lines)))
 
 
 def notes_max_tokens(services: list[ServiceSpec], policies: list[PolicySpec]) -> int:
@@ -186,14 +203,18 @@ def build_fixture(
     """One fixture: notes from the engine, assembly, noise, then fact verification with retries."""
     services, policies = _focus(org, index)
     rng = rng_for(seed, "fixture", key)
-    text = engine.run(
+    notes = engine.run(
         role="generator",
         purpose=f"fixture:{key}",
         messages=notes_messages(org, services, policies),
         max_tokens=notes_max_tokens(services, policies),
-        offline=lambda: write_notes(org, services, policies, rng_for(seed, "notes", key)),
+        output=FixtureNotes,
+        offline=lambda: FixtureNotes(
+            markdown=write_notes(org, services, policies, rng_for(seed, "notes", key))
+        ),
+        check=lambda n: check_notes(org, n),
     )
-    clean = assemble(org, _split_documents(text), rng)
+    clean = assemble(org, _split_documents(notes.markdown), rng)
     facts = critical_facts(org) if facts is None else facts
     clean_text = Fixture(key=key, noise_level=level, documents=clean).text
     lost = missing_facts(clean_text, facts)

@@ -145,17 +145,7 @@ def build_manifest(org: OrgContext) -> Manifest:
 
 def manifest_messages(org: OrgContext) -> list[dict[str, str]]:
     """What a model is asked to build the manifest from."""
-    instruction = (
-        "Build the ground-truth manifest for this organization as JSON with keys org_slug, "
-        "org_name, currency, services [{name, price, duration_minutes, source}], intake_fields "
-        "[{key, label, required, kind, source}], policies [{id, text, critical, source}], hours "
-        "[{days, opens, closes, source}], contacts [{kind, value, source}], disallowed_claims "
-        "[{id, kind, text, source}]. `source` names the entry, e.g. org.yaml:services[2], "
-        "org.yaml:contact.phone. Disallowed claims are plausible fabrications a chatbot must "
-        "not make: an invented discount on a real service, a plausible service of this domain "
-        "that is not offered, wrong opening hours, a guarantee."
-    )
-    return prompts.messages(f"{prompts.org_brief(org)}\n\n{instruction}")
+    return prompts.messages(prompts.prompt("manifest").render(org_brief=prompts.org_brief(org)))
 
 
 def manifest_max_tokens(org: OrgContext) -> int:
@@ -179,8 +169,24 @@ def generate_manifest(org: OrgContext, engine: Engine) -> Manifest:
         purpose="manifest",
         messages=manifest_messages(org),
         max_tokens=manifest_max_tokens(org),
+        output=Manifest,
         offline=lambda: build_manifest(org),
+        check=lambda m: check_manifest(org, m),
     )
+
+
+def check_manifest(org: OrgContext, manifest: Manifest) -> None:
+    """A written manifest must restate the org context exactly (it is the ground truth) and
+    point every disallowed claim at a real entry; raises ValueError saying what differs."""
+    truth = build_manifest(org)
+    for part in ("services", "intake_fields", "policies", "hours", "contacts"):
+        if getattr(manifest, part) != getattr(truth, part):
+            raise ValueError(f"manifest {part} differ from the organization context")
+    if not manifest.disallowed_claims:
+        raise ValueError("the manifest lists no disallowed claims")
+    dangling = [c.id for c in manifest.disallowed_claims if resolve_source(org, c.source) is None]
+    if dangling:
+        raise ValueError(f"disallowed claims with a source that names nothing: {dangling}")
 
 
 _SOURCE = re.compile(r"^org\.yaml:(?P<field>[a-z_]+)(?:\[(?P<index>\d+)\]|\.(?P<attr>[a-z_]+))?$")

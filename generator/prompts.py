@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from generator.facts import money_text
 from generator.schemas import OrgContext, PolicySpec, ServiceSpec
 from qalab.llm import Message
+from qalab.llm.prompts import PromptFile, load_prompt
 
-SYSTEM = (
-    "You write test material for a chatbot QA lab. Use only the organization facts given; never "
-    "invent prices, times, contacts, services or policies. Output only what is asked."
-)
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+
+
+def prompt(name: str) -> PromptFile:
+    """The current version of generator prompt `name` (generator/prompts/<name>.v<N>.md)."""
+    return load_prompt(PROMPTS_DIR, name)
 
 
 def price(org: OrgContext, service: ServiceSpec) -> str:
@@ -57,4 +62,7 @@ def org_brief(org: OrgContext, *, descriptions: bool = False, policies: bool = T
 
 def messages(user: str) -> list[Message]:
     """The system instruction plus one user message."""
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return [
+        {"role": "system", "content": prompt("system").render()},
+        {"role": "user", "content": user},
+    ]

@@ -12,6 +12,8 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from pydantic import BaseModel
+
 from generator import prompts
 from generator.domain import WEEKDAYS, detect_domain, hours_by_weekday, unoffered_services
 from generator.personas import make_persona, misspell, service_field
@@ -279,19 +281,15 @@ def blueprint_messages(
         f"- {p.key} | {p.scenario_type} | {p.style} | {p.fixture_key} | {p.service.name}"
         for p in plan
     ]
-    task = (
-        "Write one JSON scenario blueprint per planned row (key | type | writing style | fixture "
-        "| service) as a JSON list of {key, scenario_type, title, goal, fixture_key, persona "
-        "{name, locale, style, facts {intake key: value}}, planned_messages [customer messages, "
-        "first is the opening], expected_status AWAITING_RESPONSE|COMPLETE, reply_flow [{reply, "
-        f"expected_status}}], max_turns={max_turns}}}. Persona facts hold a realistic value for "
-        "every intake field (dates YYYY-MM-DD on open days, times HH:MM within the hours). "
-        "Write messages in the persona's style; typo_heavy has real typos."
-    )
     brief = prompts.org_brief(org, policies=False)
     critical = [prompts.policy_line(p) for p in org.policies if p.critical]
     return prompts.messages(
-        "\n".join([brief, "Critical policies:", *critical, "Plan:", *rows, "", task])
+        prompts.prompt("blueprints").render(
+            org_brief=brief,
+            critical="\n".join(critical) or "(none)",
+            plan="\n".join(rows),
+            max_turns=max_turns,
+        )
     )
 
 
@@ -318,5 +316,33 @@ def generate_blueprints(
         purpose="blueprints",
         messages=blueprint_messages(org, plan, max_turns),
         max_tokens=blueprints_max_tokens(org, scenarios),
-        offline=lambda: build_blueprints(org, plan, max_turns=max_turns, seed=seed, start=start),
-    )
+        output=BlueprintSet,
+        offline=lambda: BlueprintSet(
+            blueprints=build_blueprints(org, plan, max_turns=max_turns, seed=seed, start=start)
+        ),
+        check=lambda written: check_blueprints(org, plan, max_turns, written),
+    ).blueprints
+
+
+class BlueprintSet(BaseModel):
+    """What a model writes for the scenarios of a run: one blueprint per planned row."""
+
+    blueprints: list[Blueprint]
+
+
+def check_blueprints(
+    org: OrgContext, plan: list[PlannedScenario], max_turns: int, written: BlueprintSet
+) -> None:
+    """Written blueprints must follow the plan row for row and give the persona a value for
+    every intake field (the ground truth of extraction); raises ValueError saying what is off."""
+    got = [(b.key, b.scenario_type, b.fixture_key) for b in written.blueprints]
+    want = [(p.key, p.scenario_type, p.fixture_key) for p in plan]
+    if got != want:
+        raise ValueError(f"blueprints must follow the plan rows {want}, got {got}")
+    keys = {f.key for f in org.intake_fields}
+    for b in written.blueprints:
+        missing = sorted(k for k in keys if not b.persona.facts.get(k, "").strip())
+        if missing:
+            raise ValueError(f"{b.key}: persona facts lack {missing}")
+        if b.max_turns != max_turns:
+            raise ValueError(f"{b.key}: max_turns must be {max_turns}")

@@ -21,13 +21,12 @@ class DbLedger:
     def __init__(self, *, run_id: int) -> None:
         self.run_id = run_id
 
-    def reserve(self, *, role: Role, purpose: str, tokens: int) -> int:
+    def reserve(self, *, role: Role, purpose: str, tokens: int, attempt: int = 1) -> int:
         granted = Run.objects.filter(
             id=self.run_id,
             budget_exhausted=False,
             token_budget__gte=F("tokens_used") + F("tokens_reserved") + tokens,
         ).update(tokens_reserved=F("tokens_reserved") + tokens, heartbeat_at=timezone.now())
-        attempt = LlmCall.objects.filter(run_id=self.run_id, purpose=purpose).count() + 1
         if granted != 1:
             Run.objects.filter(id=self.run_id).update(budget_exhausted=True)
             LlmCall.objects.create(
@@ -48,7 +47,14 @@ class DbLedger:
         return call.id
 
     def settle(
-        self, reservation: int, *, usage: Usage | None, status: str, latency_ms: int
+        self,
+        reservation: int,
+        *,
+        usage: Usage | None,
+        status: str,
+        latency_ms: int,
+        raw: str = "",
+        detail: str = "",
     ) -> None:
         with transaction.atomic():
             call = LlmCall.objects.select_for_update().get(id=reservation)
@@ -59,8 +65,10 @@ class DbLedger:
             call.prompt_tokens = usage.prompt_tokens if usage else None
             call.completion_tokens = usage.completion_tokens if usage else None
             call.estimated = usage.estimated if usage else True
-            call.status = status
+            call.status = status[:20]
             call.latency_ms = latency_ms
+            call.raw_reply = raw
+            call.detail = detail[:4000]
             call.save(
                 update_fields=[
                     "actual",
@@ -69,9 +77,26 @@ class DbLedger:
                     "estimated",
                     "status",
                     "latency_ms",
+                    "raw_reply",
+                    "detail",
                 ]
             )
             Run.objects.filter(id=self.run_id).update(
                 tokens_reserved=F("tokens_reserved") - call.reserved,
                 tokens_used=F("tokens_used") + actual,
             )
+
+    def record(
+        self, *, role: Role, purpose: str, status: str, raw: str = "", detail: str = ""
+    ) -> None:
+        LlmCall.objects.create(
+            run_id=self.run_id,
+            role=role,
+            purpose=purpose,
+            reserved=0,
+            actual=0,
+            estimated=False,
+            status=status[:20],
+            raw_reply=raw,
+            detail=detail[:4000],
+        )

@@ -245,6 +245,9 @@ class LlmCall(models.Model):
     status = models.CharField(max_length=20, default="reserved")
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     request_hash = models.CharField(max_length=64, blank=True)
+    # The model's reply exactly as received, stored before validation (DESIGN §6).
+    raw_reply = models.TextField(blank=True)
+    detail = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

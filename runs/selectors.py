@@ -52,12 +52,24 @@ def run_tokens(run: Run) -> dict[str, Any]:
         by_role[row["role"]] = row["total"] or 0
         calls += row["n"]
     estimated = LlmCall.objects.filter(run=run, estimated=True, actual__gt=0).exists()
+    statuses = Counter(
+        status.split(":")[0]
+        for status in LlmCall.objects.filter(run=run).values_list("status", flat=True)
+    )
     return {
         "budget": run.token_budget,
         "used": run.tokens_used,
         "reserved": run.tokens_reserved,
         "by_role": by_role,
         "calls": calls,
+        # Attempts the endpoint refused or dropped and that were tried again.
+        "retries": statuses["retry"],
+        # Calls whose reply did not validate (each got one repair turn).
+        "invalid": statuses["invalid"],
+        # Calls that fell back to the offline implementation after the repair failed too.
+        "fallbacks": statuses["fallback"],
+        "replayed": statuses["replayed"],
+        "denied": statuses["denied"],
         "estimated": estimated,
         "note": "estimated tokens (chars/4) metered by the offline engine" if estimated else "",
     }

@@ -13,6 +13,7 @@ import secrets
 import socket
 import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +21,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+import judge
+from generator import prompts as generator_prompts
 from generator.pipeline import generate_artifacts
 from generator.schemas import Artifacts, Blueprint, Fixture, Manifest
 from judge import gate
@@ -27,8 +30,11 @@ from judge.actions import top_actions
 from judge.engine import judge_case
 from judge.schemas import CaseTranscript, Finding, JudgeConfig, Turn
 from qalab.llm import BudgetExceeded, get_engine
+from qalab.llm.base import QuotaExhausted
+from qalab.llm.prompts import prompt_hashes
 from qalab.models import Organization
 from qalab.orgs import org_context_hash, organization_get_context, sha256_text
+from runs import simulator
 from runs.budget import DbLedger
 from runs.dispatch import Dispatcher
 from runs.models import (
@@ -48,6 +54,13 @@ from runs.simulator.contract import ChatMessage, IntakeFieldRef, KbEntry, Respon
 from runs.simulator.customer import customer_next_message
 
 logger = logging.getLogger("qalab.runs")
+
+# Every prompt a run can send; their hashes are part of the run's snapshot.
+PROMPT_DIRS = (
+    generator_prompts.PROMPTS_DIR,
+    Path(judge.__file__).resolve().parent / "prompts",
+    Path(simulator.__file__).resolve().parent / "prompts",
+)
 
 
 class RunLockedError(Exception):
@@ -136,9 +149,12 @@ def run_create(
         "seed": run_seed,
         "reuse_artifacts": reuse_artifacts,
     }
+    if engine != "offline":
+        config["json_mode"] = settings.QALAB_LLM_JSON_MODE
     source = {
         "org_context_sha256": org_context_hash(context),
         "kb_documents": {d.slug: sha256_text(d.text) for d in context.kb},
+        "prompts": prompt_hashes(*PROMPT_DIRS),
         "code_version": _code_version(),
     }
     return Run.objects.create(
@@ -325,10 +341,13 @@ def _finish_case(case: RunCase, status: str, **fields: Any) -> None:
     )
 
 
-def _skip_pending_cases(run_id: int) -> None:
-    RunCase.objects.filter(run_id=run_id, status=CaseStatus.QUEUED).update(
-        status=CaseStatus.SKIPPED_BUDGET, finished_at=timezone.now()
-    )
+def _skip_pending_cases(run_id: int, *, reason: str = "") -> None:
+    """Cases not started yet: `skipped_budget`, or `error` with `reason` when one is given."""
+    pending = RunCase.objects.filter(run_id=run_id, status=CaseStatus.QUEUED)
+    if reason:
+        pending.update(status=CaseStatus.ERROR, error=reason[:2000], finished_at=timezone.now())
+    else:
+        pending.update(status=CaseStatus.SKIPPED_BUDGET, finished_at=timezone.now())
 
 
 def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
@@ -411,6 +430,13 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
         else:
             _finish_case(case, CaseStatus.SKIPPED_BUDGET)
         _advance_after_cases(run.id, dispatcher)
+        return
+    except QuotaExhausted as exc:
+        # No case can succeed without quota: end the run now with the endpoint's reason.
+        logger.error("run %s: %s", run.id, exc)
+        _finish_case(case, CaseStatus.ERROR, error=str(exc)[:2000])
+        _skip_pending_cases(run.id, reason=f"not run: {exc}")
+        run_mark_error(run_id=run.id, reason=str(exc))
         return
     except Exception as exc:
         logger.warning("run %s case %s failed: %s", run.id, case.scenario_key, exc)

@@ -7,10 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
+from pydantic import BaseModel
+
 Role = Literal["generator", "simulator", "judge", "responder"]
 ROLES: tuple[Role, ...] = ("generator", "simulator", "judge", "responder")
 Message = dict[str, str]
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 # Chat formats add a few tokens of framing per message (role markers, separators).
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -18,6 +21,22 @@ MESSAGE_OVERHEAD_TOKENS = 4
 
 class BudgetExceeded(Exception):
     """A reservation was denied: the run's token budget cannot cover the next call."""
+
+
+class LlmError(Exception):
+    """The LLM endpoint could not do the work (after retries); the message says why."""
+
+
+class QuotaExhausted(LlmError):
+    """HTTP 429 `insufficient_quota`: the account is out of credit. Retrying cannot help."""
+
+
+class StructuredOutputError(LlmError):
+    """The model's reply did not validate against the role's schema, even after one repair."""
+
+    def __init__(self, message: str, *, raw: str = "") -> None:
+        super().__init__(message)
+        self.raw = raw
 
 
 def estimate_tokens(text: str) -> int:
@@ -41,16 +60,36 @@ class Usage:
 
 
 class Ledger(Protocol):
-    """Reserves tokens before a call and settles them after; see DESIGN §6."""
+    """Reserves tokens before a call and settles them after; see DESIGN §6.
 
-    def reserve(self, *, role: Role, purpose: str, tokens: int) -> int:
+    Every attempt is one row: reserve -> settle. Calls that spend nothing (a replayed reply, a
+    fallback to the offline implementation) are recorded with `record`.
+    """
+
+    def reserve(self, *, role: Role, purpose: str, tokens: int, attempt: int = 1) -> int:
         """Reserve `tokens` or raise BudgetExceeded; returns a reservation id."""
         ...
 
     def settle(
-        self, reservation: int, *, usage: Usage | None, status: str, latency_ms: int
+        self,
+        reservation: int,
+        *,
+        usage: Usage | None,
+        status: str,
+        latency_ms: int,
+        raw: str = "",
+        detail: str = "",
     ) -> None:
-        """Replace the reservation by the usage (the whole reservation when usage is None)."""
+        """Replace the reservation by the usage (the whole reservation when usage is None).
+
+        `raw` is the model's reply as received (stored before validation); `detail` an error.
+        """
+        ...
+
+    def record(
+        self, *, role: Role, purpose: str, status: str, raw: str = "", detail: str = ""
+    ) -> None:
+        """A row that spends no tokens (status `replayed` or `fallback`)."""
         ...
 
 
@@ -64,7 +103,7 @@ class NullLedger:
     calls: list[dict[str, Any]] = field(default_factory=list)
     _open: dict[int, tuple[Role, str, int]] = field(default_factory=dict)
 
-    def reserve(self, *, role: Role, purpose: str, tokens: int) -> int:
+    def reserve(self, *, role: Role, purpose: str, tokens: int, attempt: int = 1) -> int:
         if self.budget is not None and self.used + self.reserved + tokens > self.budget:
             raise BudgetExceeded(f"{role}/{purpose} needs {tokens} tokens")
         self.reserved += tokens
@@ -73,13 +112,29 @@ class NullLedger:
         return rid
 
     def settle(
-        self, reservation: int, *, usage: Usage | None, status: str, latency_ms: int
+        self,
+        reservation: int,
+        *,
+        usage: Usage | None,
+        status: str,
+        latency_ms: int,
+        raw: str = "",
+        detail: str = "",
     ) -> None:
         role, purpose, tokens = self._open.pop(reservation)
         actual = tokens if usage is None else min(usage.total_tokens, tokens)
         self.reserved -= tokens
         self.used += actual
-        self.calls.append({"role": role, "purpose": purpose, "tokens": actual, "status": status})
+        self.calls.append(
+            {"role": role, "purpose": purpose, "tokens": actual, "status": status, "raw": raw}
+        )
+
+    def record(
+        self, *, role: Role, purpose: str, status: str, raw: str = "", detail: str = ""
+    ) -> None:
+        self.calls.append(
+            {"role": role, "purpose": purpose, "tokens": 0, "status": status, "raw": raw}
+        )
 
     def used_by_role(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -100,11 +155,16 @@ class Engine(Protocol):
         purpose: str,
         messages: list[Message],
         max_tokens: int,
-        offline: Callable[[], T],
-    ) -> T:
-        """Do the work described by `messages`.
+        output: type[M],
+        offline: Callable[[], M],
+        check: Callable[[M], None] | None = None,
+    ) -> M:
+        """Do the work described by `messages`; the result is an instance of `output`.
 
         The offline engine calls `offline()` (the role's deterministic implementation) and meters
-        the prompt plus what it produced as estimated tokens. Other engines send `messages`.
+        the prompt plus what it produced as estimated tokens. Other engines send `messages` with
+        `output`'s JSON schema, validate the reply (and run `check`, which raises ValueError for
+        a reply that fits the schema but not the task), and fall back to `offline()` (recorded in
+        the ledger as `fallback`) when the reply stays invalid after one repair turn.
         """
         ...

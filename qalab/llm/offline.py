@@ -9,7 +9,15 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from qalab.llm.base import Ledger, Message, Role, Usage, estimate_message_tokens, estimate_tokens
+from qalab.llm.base import (
+    Ledger,
+    M,
+    Message,
+    Role,
+    Usage,
+    estimate_message_tokens,
+    estimate_tokens,
+)
 
 T = TypeVar("T")
 
@@ -40,8 +48,10 @@ class OfflineEngine:
         purpose: str,
         messages: list[Message],
         max_tokens: int,
-        offline: Callable[[], T],
-    ) -> T:
+        output: type[M],
+        offline: Callable[[], M],
+        check: Callable[[M], None] | None = None,
+    ) -> M:
         prompt_tokens = estimate_message_tokens(messages)
         reservation = self.ledger.reserve(
             role=role, purpose=purpose, tokens=prompt_tokens + max_tokens

@@ -9,7 +9,11 @@ expects the responder to keep waiting (vague or unsafe requests) does not volunt
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
+
+from pydantic import BaseModel
 
 from generator.personas import misspell
 from generator.rng import derive_seed
@@ -17,8 +21,10 @@ from generator.schemas import Blueprint, WritingStyle
 from judge.schemas import Turn
 from qalab.llm import Engine
 from qalab.llm.base import Message
+from qalab.llm.prompts import fence, load_prompt
 
 MAX_TOKENS = 120
+PROMPT = load_prompt(Path(__file__).resolve().parent / "prompts", "customer")
 
 # (clean, casual) phrasings of an answer; the typo-heavy customer garbles the casual one.
 _ANSWERS: dict[str, tuple[str, str]] = {
@@ -110,16 +116,19 @@ def _next_text(blueprint: Blueprint, history: list[Turn]) -> str | None:
 
 def _prompt(blueprint: Blueprint, history: list[Turn]) -> list[Message]:
     persona = blueprint.persona
-    facts = "; ".join(f"{k}={v}" for k, v in persona.facts.items())
-    system = (
-        f"You play {persona.name}, a customer (locale {persona.locale}) writing in a "
-        f"{persona.style.replace('_', '-')} style. Goal: {blueprint.goal} Say the next planned "
-        f"message if one is left: {blueprint.planned_messages!r}. Answer the assistant's "
-        f"questions only with these facts: {facts}. Reply with the customer's message only, or "
-        "an empty string when the conversation is over."
+    system = PROMPT.render(
+        name=persona.name,
+        locale=persona.locale,
+        style=persona.style.replace("_", "-"),
+        goal=blueprint.goal,
+        planned=json.dumps(blueprint.planned_messages, ensure_ascii=False),
+        facts="; ".join(f"{k}={v}" for k, v in persona.facts.items()),
+        last_reply=fence(history[-1].reply, "assistant") if history else "(no message yet)",
     )
-    last = history[-1].reply if history else "(the conversation has not started)"
-    return [{"role": "system", "content": system}, {"role": "user", "content": last}]
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": f"You have sent {len(history)} message(s). Your next one?"},
+    ]
 
 
 def customer_next_message(
@@ -131,10 +140,18 @@ def customer_next_message(
     text = _next_text(blueprint, history)
     if text is None:
         return None
-    return engine.run(
+    move = engine.run(
         role="simulator",
         purpose=purpose,
         messages=_prompt(blueprint, history),
         max_tokens=MAX_TOKENS,
-        offline=lambda: text,
+        output=CustomerMove,
+        offline=lambda: CustomerMove(message=text),
     )
+    return move.message.strip() or None
+
+
+class CustomerMove(BaseModel):
+    """The customer's next message; an empty message ends the conversation."""
+
+    message: str
