@@ -25,9 +25,21 @@ def run_checks(case: CaseTranscript, manifest: Manifest, config: JudgeConfig) ->
     )
 
 
-def judge_case(case: CaseTranscript, manifest: Manifest, *, config: JudgeConfig) -> CaseJudgement:
-    """Findings, scores and pass/fail of one case (deterministic layer)."""
+def judge_case(
+    case: CaseTranscript,
+    manifest: Manifest,
+    *,
+    config: JudgeConfig,
+    extra: list[Finding] | None = None,
+) -> CaseJudgement:
+    """Findings, scores and pass/fail of one case: the deterministic checks, plus `extra`
+    (verified LLM findings) whose fingerprint no deterministic finding already has."""
     findings = run_checks(case, manifest, config)
+    known = {f.fingerprint for f in findings}
+    for finding in extra or []:
+        if finding.fingerprint not in known:
+            known.add(finding.fingerprint)
+            findings.append(finding)
     scores = case_scores(case, findings, manifest)
     return CaseJudgement(
         case_key=case.case_key,

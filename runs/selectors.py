@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -73,6 +74,13 @@ def run_tokens(run: Run) -> dict[str, Any]:
         "estimated": estimated,
         "note": "estimated tokens (chars/4) metered by the offline engine" if estimated else "",
     }
+
+
+def _unsupported_findings(run: Run) -> int:
+    return sum(
+        json.loads(content).get("unsupported", 0)
+        for content in run.artifacts.filter(kind="llm_review").values_list("content", flat=True)
+    )
 
 
 def _finding_dict(f: RunFinding) -> dict[str, Any]:
@@ -172,7 +180,8 @@ def run_get_report(*, run: Run, include_delta: bool = True) -> dict[str, Any]:
             "errored": sum(1 for c in cases if c.status == CaseStatus.ERROR),
             "skipped_budget": sum(1 for c in cases if c.status == CaseStatus.SKIPPED_BUDGET),
             "findings": {s: counts.get(s, 0) for s in SEVERITIES},
-            "unsupported_findings": 0,
+            # LLM-judge findings dropped because their evidence quote was not in the transcript.
+            "unsupported_findings": _unsupported_findings(run),
         },
         "findings": [_finding_dict(f) for f in findings],
         "top_actions": [

@@ -28,6 +28,7 @@ from generator.schemas import Artifacts, Blueprint, Fixture, Manifest
 from judge import gate
 from judge.actions import top_actions
 from judge.engine import judge_case
+from judge.llm_judge import ReviewResult, review_case
 from judge.schemas import CaseTranscript, Finding, JudgeConfig, Turn
 from qalab.llm import BudgetExceeded, get_engine
 from qalab.llm.base import QuotaExhausted
@@ -534,6 +535,61 @@ def _finding_row(
     )
 
 
+def _transcript(run: Run, case: RunCase) -> CaseTranscript:
+    return CaseTranscript(
+        case_key=case.scenario_key,
+        blueprint=Blueprint.model_validate_json(
+            _load_artifact(run.id, "blueprint", case.scenario_key)
+        ),
+        fixture=Fixture.model_validate_json(_load_artifact(run.id, "fixture", case.fixture_key)),
+        turns=[_turn_from_row(t) for t in case.turns.order_by("index")],
+        actual_status=case.actual_status or None,
+    )
+
+
+def _llm_reviews(run_id: int) -> dict[str, ReviewResult]:
+    """The LLM judge's verified review of every completed case (engines other than offline).
+
+    Each review is stored as a `llm_review` artifact as soon as it is made, so a redelivered
+    judge message reuses it instead of paying twice. A denied reservation ends the reviews; the
+    deterministic checks still judge every case.
+    """
+    run = Run.objects.get(id=run_id)
+    if run.engine == "offline" or run.status != RunStatus.JUDGING:
+        return {}
+    stored = {
+        a.key: ReviewResult.model_validate_json(a.content)
+        for a in run.artifacts.filter(kind="llm_review")
+    }
+    cases = run.cases.filter(status=CaseStatus.DONE).order_by("scenario_key")
+    if all(c.scenario_key in stored for c in cases):
+        return stored
+    manifest = Manifest.model_validate_json(_load_artifact(run.id, "manifest", "manifest"))
+    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    for case in cases:
+        if case.scenario_key in stored:
+            continue
+        try:
+            result = review_case(
+                _transcript(run, case),
+                manifest,
+                engine=engine,
+                purpose=f"judge:{case.scenario_key}",
+            )
+        except BudgetExceeded as exc:
+            logger.info("run %s: LLM judge stopped by the budget: %s", run.id, exc)
+            break
+        content = result.model_dump_json()
+        RunArtifact.objects.get_or_create(
+            run=run,
+            kind="llm_review",
+            key=case.scenario_key,
+            defaults={"content": content, "sha256": sha256_text(content)},
+        )
+        stored[case.scenario_key] = result
+    return stored
+
+
 def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
     """judging -> reporting: judge every completed case, store findings, scores and top actions.
 
@@ -541,6 +597,7 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
     in `reporting` and does nothing. Deterministic checks are free: they also run on the cases
     a budget stop left completed.
     """
+    reviews = _llm_reviews(run_id)
     with transaction.atomic():
         run = Run.objects.select_for_update().get(id=run_id)
         if run.status != RunStatus.JUDGING or run.locked_at:
@@ -555,18 +612,14 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
         if cases:
             manifest = Manifest.model_validate_json(_load_artifact(run.id, "manifest", "manifest"))
             for key, case in sorted(cases.items()):
-                transcript = CaseTranscript(
-                    case_key=key,
-                    blueprint=Blueprint.model_validate_json(
-                        _load_artifact(run.id, "blueprint", key)
-                    ),
-                    fixture=Fixture.model_validate_json(
-                        _load_artifact(run.id, "fixture", case.fixture_key)
-                    ),
-                    turns=[_turn_from_row(t) for t in case.turns.order_by("index")],
-                    actual_status=case.actual_status or None,
+                transcript = _transcript(run, case)
+                review = reviews.get(key)
+                judgement = judge_case(
+                    transcript,
+                    manifest,
+                    config=config,
+                    extra=review.findings if review else None,
                 )
-                judgement = judge_case(transcript, manifest, config=config)
                 findings.extend(judgement.findings)
                 case.score_groundedness = judgement.scores.groundedness
                 case.score_extraction = judgement.scores.extraction_accuracy

@@ -1,0 +1,80 @@
+"""The LLM judge's evidence verification: findings whose quote is not in the reply are dropped."""
+
+from __future__ import annotations
+
+from judge.engine import judge_case
+from judge.llm_judge import LlmFinding, LlmReview, quote_supported, review_case, verify
+from qalab.llm import NullLedger, get_engine
+from tests.judge.factories import demo_manifest, make_case, make_config
+
+
+def _case():
+    return make_case(
+        [
+            ("How much is a hygiene clean?", "A hygiene clean is 80 EUR and takes 45 minutes."),
+            ("And whitening?", "Whitening is free this month for new patients!"),
+        ]
+    )
+
+
+def _finding(turn: int, quote: str, severity: str = "major") -> LlmFinding:
+    return LlmFinding(
+        rule_id="unsupported fact",
+        severity=severity,
+        turn=turn,
+        quote=quote,
+        rationale="Not in the KB.",
+        fix_target="prompt",
+        fix_text="Quote only KB prices.",
+        effort="S",
+    )
+
+
+def test_it_accepts_exact_normalized_and_near_quotes():
+    reply = "Whitening is free this month for new patients!"
+    assert quote_supported("whitening is  FREE this month", reply)
+    assert quote_supported("Whitening is fre this month for new patients", reply)
+    assert not quote_supported("Whitening costs 500 EUR", reply)
+    assert not quote_supported("", reply)
+
+
+def test_it_keeps_verified_findings_and_counts_the_others():
+    case = _case()
+    review = LlmReview(
+        findings=[
+            _finding(1, "Whitening is free this month"),
+            _finding(1, "We guarantee white teeth"),  # not in the reply
+            _finding(7, "A hygiene clean is 80 EUR"),  # no such turn
+            _finding(0, "Whitening is free this month"),  # quote is from another turn
+        ]
+    )
+    result = verify(case, review)
+    assert result.unsupported == 3
+    [kept] = result.findings
+    assert kept.detector == "llm"
+    assert kept.rule_id == "llm:unsupported_fact"
+    assert kept.turn_index == 1
+    assert kept.evidence[0].quote in case.turns[1].reply
+
+
+def test_it_never_lets_an_unconfirmed_llm_critical_gate_the_run():
+    result = verify(_case(), LlmReview(findings=[_finding(1, "free this month", "critical")]))
+    [kept] = result.findings
+    assert kept.severity == "major"
+    assert "unconfirmed" in kept.rationale
+
+
+def test_it_merges_llm_findings_without_duplicates():
+    case = _case()
+    llm = verify(case, LlmReview(findings=[_finding(1, "free this month")] * 2)).findings
+    judgement = judge_case(case, demo_manifest(), config=make_config(), extra=llm)
+    assert sum(f.detector == "llm" for f in judgement.findings) == 1
+
+
+def test_it_meters_the_review_and_falls_back_to_nothing_offline():
+    ledger = NullLedger()
+    result = review_case(
+        _case(), demo_manifest(), engine=get_engine("offline", ledger=ledger), purpose="judge:x"
+    )
+    assert result.findings == [] and result.unsupported == 0
+    assert ledger.used_by_role()["judge"] > 0
