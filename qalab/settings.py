@@ -116,8 +116,17 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # --------------------------------------------------------------------------- AI QA Lab
-QALAB_LLM_ENGINE = envchoice("QALAB_LLM_ENGINE", "offline", ("offline",))
+QALAB_LLM_ENGINE = envchoice("QALAB_LLM_ENGINE", "offline", ("offline", "openai"))
 QALAB_LLM_BASE_URL = envstr("QALAB_LLM_BASE_URL")
+# Checked when the openai engine is built (qalab.llm.get_engine), never at import.
+QALAB_LLM_API_KEY = envstr("QALAB_LLM_API_KEY") or envstr("OPENAI_API_KEY")
+QALAB_LLM_JSON_MODE = envchoice(
+    "QALAB_LLM_JSON_MODE", "json_schema", ("json_schema", "json_object", "text", "auto")
+)
+QALAB_LLM_TIMEOUT_SECONDS = envint("QALAB_LLM_TIMEOUT_SECONDS", 60, minimum=1)
+QALAB_LLM_MAX_RETRIES = envint("QALAB_LLM_MAX_RETRIES", 4, minimum=0)
+# A folder of recorded replies to replay (empty = off): reruns cost no tokens.
+QALAB_LLM_REPLAY_DIR = envstr("QALAB_LLM_REPLAY_DIR")
 QALAB_GENERATOR_MODEL = envstr("QALAB_GENERATOR_MODEL", "gpt-4o-mini")
 QALAB_SIMULATOR_MODEL = envstr("QALAB_SIMULATOR_MODEL", "gpt-4o-mini")
 QALAB_JUDGE_MODEL = envstr("QALAB_JUDGE_MODEL", "gpt-4o-mini")

@@ -105,6 +105,14 @@ def report_to_markdown(report: dict[str, Any]) -> str:
     add("")
     for role, used in t["by_role"].items():
         add(f"- {role}: {used:,}")
+    add("")
+    add(
+        f"{t['calls']} ledger rows; {t.get('retries', 0)} retried attempt(s), "
+        f"{t.get('invalid', 0)} invalid reply(ies), {t.get('fallbacks', 0)} fallback(s) to the "
+        f"offline implementation, {t.get('replayed', 0)} replayed; "
+        f"{report['summary'].get('unsupported_findings', 0)} LLM finding(s) dropped for "
+        "unverified evidence."
+    )
     d = report.get("delta")
     add("")
     add("## Delta")

@@ -8,6 +8,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,9 +38,14 @@ def _database_url() -> str:
     return f"postgres://{user}{password}@{host}:{port}/{s['NAME']}"
 
 
-@pytest.fixture
-def celery_worker_process(transactional_db) -> Iterator[subprocess.Popen[bytes]]:
-    """A real `celery worker` on its own queue, reading the test database."""
+@contextmanager
+def run_celery_worker(
+    *, concurrency: int = 2, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `celery worker` subprocess on its own queue, reading the test database.
+
+    Needs a transactional test database (the worker sees committed rows only) and Redis.
+    """
     from django.conf import settings
 
     broker = settings.CELERY_BROKER_URL
@@ -50,12 +56,13 @@ def celery_worker_process(transactional_db) -> Iterator[subprocess.Popen[bytes]]
     queue = f"qalab-test-{uuid.uuid4().hex[:8]}"
     previous = app.conf.task_default_queue
     app.conf.task_default_queue = queue
-    env = {
+    full_env = {
         **os.environ,
         "DATABASE_URL": _database_url(),
         "CELERY_BROKER_URL": broker,
         "QALAB_CELERY_QUEUE": queue,
         "DJANGO_SETTINGS_MODULE": "qalab.settings",
+        **(env or {}),
     }
     log = ROOT / "var" / f"{queue}.log"
     log.parent.mkdir(exist_ok=True)
@@ -70,7 +77,7 @@ def celery_worker_process(transactional_db) -> Iterator[subprocess.Popen[bytes]]
             "-Q",
             queue,
             "--concurrency",
-            "2",
+            str(concurrency),
             "--loglevel",
             "INFO",
             "--without-gossip",
@@ -79,7 +86,7 @@ def celery_worker_process(transactional_db) -> Iterator[subprocess.Popen[bytes]]
             str(log),
         ],
         cwd=ROOT,
-        env=env,
+        env=full_env,
     )
     try:
         # Wait until the worker has connected and is consuming its queue.
@@ -103,3 +110,10 @@ def celery_worker_process(transactional_db) -> Iterator[subprocess.Popen[bytes]]
         except subprocess.TimeoutExpired:
             proc.kill()
         log.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db) -> Iterator[subprocess.Popen[bytes]]:
+    """A real `celery worker` (concurrency 2) on its own queue, reading the test database."""
+    with run_celery_worker() as proc:
+        yield proc
