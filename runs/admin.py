@@ -131,6 +131,7 @@ class RunAdmin(admin.ModelAdmin):
                         organization=form.cleaned_data["organization"],
                         preset=form.cleaned_data["preset"],
                         responder_spec=form.cleaned_data["responder"] or None,
+                        reuse_artifacts=form.cleaned_data["same_test_set_as"],
                         created_by=request.user,
                     )
                     services.run_start(run=run, dispatcher=CeleryDispatcher())
@@ -163,6 +164,8 @@ class RunAdmin(admin.ModelAdmin):
             "verdict_class": VERDICT_CLASS.get(run.verdict, "running"),
             "cases_done": cases_done,
             "token_pct": min(100, round(100 * tokens["used"] / max(1, tokens["budget"]))),
+            "can_rerun": request.user.has_perm("qalab.start_run")
+            and run.artifacts.filter(kind="manifest").exists(),
             "findings_by_severity": [
                 (sev, [f for f in report["findings"] if f["severity"] == sev])
                 for sev in ("critical", "major", "minor")

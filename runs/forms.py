@@ -29,6 +29,14 @@ class StartRunForm(forms.Form):
         help_text="Leave empty for the organization's responder (default: the built-in reference bot).",
     )
 
+    same_test_set_as = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="Same test set as run #",
+        help_text="Reuse that run's fixtures, manifest and scenarios (no generation tokens), "
+        "so the delta measures the responder and nothing else.",
+    )
+
     def __init__(self, *args: Any, organizations: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["organization"].queryset = organizations

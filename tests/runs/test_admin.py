@@ -141,3 +141,22 @@ def test_it_refuses_start_without_permission(client, django_user_model, demo_org
     )
     assert response.status_code == 302
     assert Run.objects.count() == 0
+
+
+def test_it_reruns_a_report_on_the_same_test_set(admin_client, demo_org):
+    first = _finished_run(demo_org)
+    page = admin_client.get(reverse("admin:runs_run_report", args=[first.pk]))
+    assert b"Re-run on the same test set" in page.content
+    response = admin_client.post(
+        reverse("admin:runs_run_start"),
+        {
+            "organization": demo_org.pk,
+            "preset": first.preset,
+            "responder": first.responder_spec,
+            "same_test_set_as": first.pk,
+        },
+    )
+    second = Run.objects.exclude(pk=first.pk).get()
+    assert response.status_code == 302
+    assert second.config["reuse_artifacts"] == first.pk
+    assert second.seed == first.seed
