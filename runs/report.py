@@ -93,6 +93,18 @@ def report_to_markdown(report: dict[str, Any]) -> str:
             f"| {case['expected_status']} | {case['actual_status'] or '-'} | "
             f"{_pct(case['scores']['overall'])} | {passed} |"
         )
+    add("")
+    add("## Fixtures")
+    add("")
+    add("| fixture | noise level | lines | typo rate | duplicated lines | structure score |")
+    add("|---|---|---|---|---|---|")
+    for case in report["cases"]:
+        m = case.get("fixture_metrics") or {}
+        add(
+            f"| {case['fixture']} | {case.get('noise_level') or '-'} | "
+            f"{int(m.get('line_count', 0))} | {_pct(m.get('typo_rate'))} | "
+            f"{_pct(m.get('duplicated_line_share'))} | {m.get('structure_score', 0):.2f} |"
+        )
     t = report["tokens"]
     add("")
     add("## Tokens")

@@ -62,6 +62,8 @@ def test_it_covers_at_least_eight_scenario_types(org):
     for seed in range(50):
         types = {p.scenario_type for p in plan_scenarios(org, scenarios=12, seed=seed)}
         assert len(types) >= 8, (seed, types)
+        regression = {p.scenario_type for p in plan_scenarios(org, scenarios=24, seed=seed)}
+        assert len(regression) >= 10, (seed, regression)
 
 
 def test_it_is_deterministic_for_the_same_seed(org):

@@ -160,3 +160,11 @@ def test_it_reruns_a_report_on_the_same_test_set(admin_client, demo_org):
     assert response.status_code == 302
     assert second.config["reuse_artifacts"] == first.pk
     assert second.seed == first.seed
+
+
+def test_it_shows_measured_fixture_noise(admin_client, demo_org):
+    run = _finished_run(demo_org)
+    page = admin_client.get(reverse("admin:runs_run_report", args=[run.pk])).content.decode()
+    assert "Typo rate" in page and "Structure score" in page
+    for case in run.cases.all():
+        assert f"<td>{case.fixture_key}</td><td>" in page

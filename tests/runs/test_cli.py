@@ -68,6 +68,7 @@ def test_it_writes_markdown_and_artifacts(demo_org, tmp_path):
     text = md.read_text()
     assert text.startswith(f"# AI QA Lab report: run {report['run_id']}")
     assert "## Findings" in text and "## Top actions" in text and "## Scores" in text
+    assert "## Fixtures" in text and "structure score" in text
     assert json.loads(out.read_text())["run_id"] == report["run_id"]
     fixtures = sorted((tmp_path / "art" / "fixtures").glob("*.md"))
     assert len(fixtures) == 2

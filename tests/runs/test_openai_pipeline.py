@@ -256,3 +256,42 @@ def test_it_never_overspends_a_tiny_budget_with_8_concurrent_cases(tmp_path):
                 run = Run.objects.get(id=report["run_id"])
                 assert run.tokens_reserved == 0
     assert completed > 0  # over the 20 runs, some cases finish before the budget runs out
+
+
+def _compliant_brain(seed: int, scenarios: int, max_turns: int):
+    """A model that writes what the generator asks for (content of the offline writers'
+    length), so the ledger measures the real cost of generation with the openai engine."""
+    from datetime import date
+
+    from generator.manifest import build_manifest
+    from generator.scenarios import build_blueprints, plan_scenarios
+    from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
+
+    org = load_org_folder(DEMO_ORG_DIR)
+    plan = plan_scenarios(org, scenarios=scenarios, seed=seed)
+    blueprints = build_blueprints(org, plan, max_turns=max_turns, seed=seed, start=date.today())
+
+    def brain(body: dict) -> dict | None:
+        fmt = body.get("response_format") or {}
+        title = ((fmt.get("json_schema") or {}).get("schema") or {}).get("title")
+        if title == "Manifest":
+            return build_manifest(org).model_dump(mode="json")
+        if title == "BlueprintSet":
+            return {"blueprints": [b.model_dump(mode="json") for b in blueprints]}
+        return notes_brain(body)
+
+    return brain
+
+
+def test_generation_stays_within_30_percent_of_the_quick_budget(demo_org, tmp_path):
+    with (
+        FakeOpenAI(seed=8, brain=_compliant_brain(13, 12, 4)) as server,
+        openai_settings(server),
+    ):
+        code, report = qalab_run("--org", "demo", "--inline", "--seed", "13", tmp_path=tmp_path)
+    assert code in (0, 1), report["error"]
+    generator = LlmCall.objects.filter(run_id=report["run_id"], role="generator")
+    assert not generator.filter(status__in=("fallback", "invalid")).exists()
+    used = report["tokens"]["by_role"]["generator"]
+    print(f"generation with the openai engine: {used} tokens of 50,000 ({used / 500:.1f}%)")
+    assert 0 < used <= 0.30 * 50_000
