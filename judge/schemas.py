@@ -11,7 +11,9 @@ from generator.schemas import Blueprint, Fixture
 Severity = Literal["critical", "major", "minor"]
 FixTarget = Literal["kb", "skill", "prompt", "pipeline"]
 Effort = Literal["S", "M", "L"]
-EvidenceSource = Literal["reply", "customer", "extracted", "fixture", "manifest", "persona"]
+EvidenceSource = Literal[
+    "reply", "customer", "extracted", "fixture", "manifest", "persona", "error"
+]
 SEVERITY_ORDER: dict[str, int] = {"critical": 0, "major": 1, "minor": 2}
 
 

@@ -131,6 +131,15 @@ QALAB_GENERATOR_MODEL = envstr("QALAB_GENERATOR_MODEL", "gpt-4o-mini")
 QALAB_SIMULATOR_MODEL = envstr("QALAB_SIMULATOR_MODEL", "gpt-4o-mini")
 QALAB_JUDGE_MODEL = envstr("QALAB_JUDGE_MODEL", "gpt-4o-mini")
 QALAB_RESPONDER_MODEL = envstr("QALAB_RESPONDER_MODEL", "gpt-4o-mini")
+# Responders reached over HTTP: timeouts, a reply size cap, and an optional auth header whose
+# value is read from the environment variable named here (never stored in a run).
+QALAB_RESPONDER_CONNECT_TIMEOUT = envint("QALAB_RESPONDER_CONNECT_TIMEOUT", 5, minimum=1)
+QALAB_RESPONDER_READ_TIMEOUT = envint("QALAB_RESPONDER_READ_TIMEOUT", 30, minimum=1)
+QALAB_RESPONDER_MAX_REPLY_BYTES = envint("QALAB_RESPONDER_MAX_REPLY_BYTES", 1_000_000, minimum=1024)
+QALAB_RESPONDER_AUTH_HEADER = envstr("QALAB_RESPONDER_AUTH_HEADER", "Authorization")
+QALAB_RESPONDER_AUTH_ENV = envstr("QALAB_RESPONDER_AUTH_ENV")
+# At most this many cases of one run talk to the responder at the same time.
+QALAB_RUN_MAX_CONCURRENT_CASES = envint("QALAB_RUN_MAX_CONCURRENT_CASES", 4, minimum=1)
 QALAB_FIXTURES_DIR = Path(envstr("QALAB_FIXTURES_DIR") or BASE_DIR / "docs" / "kb-fixtures")
 QALAB_CASE_LEASE_SECONDS = envint("QALAB_CASE_LEASE_SECONDS", 300, minimum=10)
 QALAB_RUN_STALL_SECONDS = envint("QALAB_RUN_STALL_SECONDS", 900, minimum=30)

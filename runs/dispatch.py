@@ -9,7 +9,7 @@ from typing import Protocol
 
 class Dispatcher(Protocol):
     def generate(self, run_id: int) -> None: ...
-    def simulate(self, case_id: int) -> None: ...
+    def simulate(self, case_id: int, *, delay: float | None = None) -> None: ...
     def judge(self, run_id: int) -> None: ...
     def report(self, run_id: int) -> None: ...
 
@@ -22,10 +22,14 @@ class CeleryDispatcher:
 
         run_generate_task.delay_on_commit(run_id)
 
-    def simulate(self, case_id: int) -> None:
+    def simulate(self, case_id: int, *, delay: float | None = None) -> None:
         from runs.tasks import case_simulate_task
 
-        case_simulate_task.delay_on_commit(case_id)
+        if delay:
+            # A retry for a free slot: nothing to wait for, no transaction is open.
+            case_simulate_task.apply_async((case_id,), countdown=delay)
+        else:
+            case_simulate_task.delay_on_commit(case_id)
 
     def judge(self, run_id: int) -> None:
         from runs.tasks import run_judge_task
@@ -52,7 +56,8 @@ class InlineDispatcher:
             ("generating", lambda: services.run_generate(run_id=run_id, dispatcher=self))
         )
 
-    def simulate(self, case_id: int) -> None:
+    def simulate(self, case_id: int, *, delay: float | None = None) -> None:
+        # In-process cases run one after another: they never wait for a slot.
         from runs import services
 
         self._queue.append(

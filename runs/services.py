@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import secrets
 import socket
 import time
@@ -29,7 +30,7 @@ from judge import gate
 from judge.actions import top_actions
 from judge.engine import judge_case
 from judge.llm_judge import ReviewResult, review_case
-from judge.schemas import CaseTranscript, Finding, JudgeConfig, Turn
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Turn
 from qalab.llm import BudgetExceeded, get_engine
 from qalab.llm.base import QuotaExhausted
 from qalab.llm.prompts import prompt_hashes
@@ -149,6 +150,7 @@ def run_create(
         "models": models_used,
         "seed": run_seed,
         "reuse_artifacts": reuse_artifacts,
+        "max_concurrent_cases": settings.QALAB_RUN_MAX_CONCURRENT_CASES,
     }
     if engine != "offline":
         config["json_mode"] = settings.QALAB_LLM_JSON_MODE
@@ -311,8 +313,18 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
 # --------------------------------------------------------------------------- simulate
 
 
-def _claim_case(case_id: int) -> RunCase | None:
-    """Take the case's lease: a queued case, or a running one whose lease expired."""
+BUSY = "busy"
+# How long a case waits for a free slot of its run before asking again.
+CASE_RETRY_SECONDS = 1.0
+
+
+def _claim_case(case_id: int) -> RunCase | str | None:
+    """Take the case's lease: a queued case, or a running one whose lease expired.
+
+    A queued case is only started while fewer than the run's `max_concurrent_cases` cases hold
+    a live lease (claims are serialized on the run row); otherwise BUSY, and the caller asks
+    again a little later. None when the case is not claimable at all.
+    """
     now = timezone.now()
     lease = {
         "status": CaseStatus.RUNNING,
@@ -320,7 +332,17 @@ def _claim_case(case_id: int) -> RunCase | None:
         "lease_expires_at": now + timedelta(seconds=settings.QALAB_CASE_LEASE_SECONDS),
         "attempt": F("attempt") + 1,
     }
-    n = RunCase.objects.filter(id=case_id, status=CaseStatus.QUEUED).update(started_at=now, **lease)
+    with transaction.atomic():
+        run_id = RunCase.objects.values_list("run_id", flat=True).get(id=case_id)
+        run = Run.objects.select_for_update().only("config").get(id=run_id)
+        limit = run.config.get("max_concurrent_cases") or 0
+        running = RunCase.objects.filter(
+            run_id=run_id, status=CaseStatus.RUNNING, lease_expires_at__gte=now
+        ).count()
+        queued = RunCase.objects.filter(id=case_id, status=CaseStatus.QUEUED)
+        if limit and running >= limit and queued.exists():
+            return BUSY
+        n = queued.update(started_at=now, **lease)
     if n == 0:
         n = RunCase.objects.filter(
             id=case_id, status=CaseStatus.RUNNING, lease_expires_at__lt=now
@@ -361,6 +383,10 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
     case = _claim_case(case_id)
     if case is None:
         return
+    if case == BUSY:
+        dispatcher.simulate(case_id, delay=CASE_RETRY_SECONDS)
+        return
+    assert isinstance(case, RunCase)
     run = case.run
     if run.budget_exhausted:
         _finish_case(case, CaseStatus.SKIPPED_BUDGET)
@@ -535,6 +561,35 @@ def _finding_row(
     )
 
 
+def _case_error_finding(case: RunCase) -> Finding:
+    """A case that could not be run is a critical `case_error` finding: the run never passes
+    while cases errored, and the report says which and why."""
+    reason = case.error or "unknown error"
+    # The fingerprint ignores numbers (ports, ids, sizes) so the same failure matches across runs.
+    subject = re.sub(r"\d+", "#", reason)[:200]
+    return Finding(
+        rule_id="case_error",
+        severity="critical",
+        case_key=case.scenario_key,
+        turn_index=None,
+        subject=subject,
+        evidence=[Evidence(source="error", quote=reason[:500])],
+        rationale=(
+            f"The conversation could not be completed: {reason[:300]}. A responder that fails "
+            "answers no customer, and the case's coverage is lost."
+        ),
+        fix_target="pipeline",
+        fix_text=(
+            "Make the responder answer every request within the timeout, as one JSON object of "
+            "the contract (reply, extracted, status), and keep replies small."
+        ),
+        effort="M",
+        confidence=1.0,
+        detector="pipeline",
+        fingerprint=gate.fingerprint("case_error", subject),
+    )
+
+
 def _transcript(run: Run, case: RunCase) -> CaseTranscript:
     return CaseTranscript(
         case_key=case.scenario_key,
@@ -635,6 +690,9 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                         "passed",
                     ]
                 )
+        errored_cases = run.cases.filter(status=CaseStatus.ERROR).order_by("scenario_key")
+        findings.extend(_case_error_finding(c) for c in errored_cases)
+        cases.update({c.scenario_key: c for c in errored_cases})
         run.findings.all().delete()
         run.top_actions.all().delete()
         rows = RunFinding.objects.bulk_create(
@@ -691,7 +749,6 @@ def run_report(*, run_id: int) -> None:
 
 
 def _finding_model(row: RunFinding) -> Finding:
-    from judge.schemas import Evidence
 
     return Finding(
         rule_id=row.rule_id,

@@ -1,4 +1,5 @@
-"""Responder adapters, chosen by a responder spec (`reference`, `python:pkg.mod:func`).
+"""Responder adapters, chosen by a responder spec: `reference`, `http(s)://...`,
+`python:pkg.mod:func` and `canary:<fault>[+<fault>...]`.
 
 Whatever an adapter gets back is untrusted: it is validated into a `ResponderReply` at the
 edge, and anything that does not fit becomes a `ResponderError` (the case is marked `error`
@@ -7,19 +8,27 @@ with the reason; the rest of the run goes on).
 
 from __future__ import annotations
 
+import http.client
 import importlib
+import json
+import os
 import re
 from collections.abc import Callable
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from qalab.llm import Engine
+from runs.simulator.canary import CanaryResponder
 from runs.simulator.contract import ResponderReply, ResponderRequest
 from runs.simulator.reference import reference_respond
 
 _PYTHON_SPEC = re.compile(r"^python:(?P<module>[A-Za-z_][\w.]*):(?P<func>[A-Za-z_]\w*)$")
-SPEC_HELP = "use 'reference' or 'python:package.module:function'"
+SPEC_HELP = (
+    "use 'reference', 'http(s)://host/path', 'python:package.module:function' or "
+    "'canary:<fault>[+<fault>...]'"
+)
 
 
 class ResponderError(Exception):
@@ -63,11 +72,95 @@ class PythonResponder:
             ) from exc
 
 
+class HttpResponder:
+    """POSTs the request as JSON to a URL and validates the JSON it gets back.
+
+    Connect and read timeouts, a cap on the reply size, and an optional auth header whose value
+    is read from the environment variable named by QALAB_RESPONDER_AUTH_ENV at call time (the
+    spec and the run never hold it).
+    """
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        parsed = urlsplit(spec)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"responder {spec!r}: not an http(s) URL with a host")
+        if parsed.username or parsed.password:
+            raise ValueError(
+                f"responder {spec!r}: credentials do not belong in the URL; put the header "
+                "value in an environment variable and name it in QALAB_RESPONDER_AUTH_ENV"
+            )
+        self._parsed = parsed
+
+    def _connection(self) -> http.client.HTTPConnection:
+        from django.conf import settings
+
+        host, port = self._parsed.hostname or "", self._parsed.port
+        timeout = settings.QALAB_RESPONDER_CONNECT_TIMEOUT
+        if self._parsed.scheme == "https":
+            return http.client.HTTPSConnection(host, port, timeout=timeout)
+        return http.client.HTTPConnection(host, port, timeout=timeout)
+
+    def respond(self, request: ResponderRequest, *, engine: Engine, purpose: str) -> ResponderReply:
+        from django.conf import settings
+
+        body = request.model_dump_json().encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if settings.QALAB_RESPONDER_AUTH_ENV:
+            value = os.environ.get(settings.QALAB_RESPONDER_AUTH_ENV, "")
+            if not value:
+                raise ResponderError(
+                    f"the auth header value variable {settings.QALAB_RESPONDER_AUTH_ENV} is not set"
+                )
+            headers[settings.QALAB_RESPONDER_AUTH_HEADER] = value
+        path = self._parsed.path or "/"
+        if self._parsed.query:
+            path = f"{path}?{self._parsed.query}"
+        limit = settings.QALAB_RESPONDER_MAX_REPLY_BYTES
+        connection = self._connection()
+        try:
+            connection.connect()
+            # The connect timeout got us a socket; from here on the read timeout applies.
+            if connection.sock is not None:
+                connection.sock.settimeout(settings.QALAB_RESPONDER_READ_TIMEOUT)
+            connection.request("POST", path, body=body, headers=headers)
+            response = connection.getresponse()
+            raw = response.read(limit + 1)
+        except TimeoutError as exc:
+            raise ResponderError(f"{self.spec} timed out: {exc or 'no reply in time'}") from exc
+        except OSError as exc:
+            raise ResponderError(f"{self.spec} unreachable: {exc}") from exc
+        except http.client.HTTPException as exc:
+            raise ResponderError(f"{self.spec} broke the HTTP protocol: {exc!r}") from exc
+        finally:
+            connection.close()
+        if len(raw) > limit:
+            raise ResponderError(f"{self.spec} replied with more than {limit:,} bytes")
+        if response.status >= 400:
+            excerpt = raw[:200].decode(errors="replace")
+            raise ResponderError(f"{self.spec} answered HTTP {response.status}: {excerpt}")
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            excerpt = raw[:120].decode(errors="replace")
+            raise ResponderError(f"{self.spec} did not reply JSON: {excerpt!r}") from exc
+        if not isinstance(data, dict):
+            raise ResponderError(f"{self.spec} replied {type(data).__name__}, not a JSON object")
+        try:
+            return ResponderReply.model_validate(data)
+        except ValidationError as exc:
+            raise ResponderError(f"{self.spec} replied outside the contract: {exc}") from exc
+
+
 def get_responder(spec: str) -> Responder:
     """The adapter for `spec`; ValueError with a clear message when the spec is not usable."""
     spec = (spec or "").strip()
     if spec == "reference":
         return ReferenceResponder()
+    if spec.startswith(("http://", "https://")):
+        return HttpResponder(spec)
+    if spec.startswith("canary:"):
+        return CanaryResponder(spec)
     match = _PYTHON_SPEC.match(spec)
     if match:
         try:

@@ -1,16 +1,18 @@
 """The customer simulator: plays a blueprint's persona against the responder, turn by turn.
 
-Order of play: the planned messages, then the scripted reply flow, then (for a customer who
-came to get something done) short answers to what the responder asked, taken from the
-persona's facts and nothing else. The customer stops at the turn cap, or when the responder
-says `COMPLETE` and the customer has nothing planned left to say. A customer whose scenario
-expects the responder to keep waiting (vague or unsafe requests) does not volunteer facts.
+Order of play: the planned messages, then the scripted reply flow; each message also answers
+what the responder just asked for, when the persona holds that fact and has not said it yet
+(from the persona's facts and nothing else). After the plan, the customer only answers
+questions. It stops at the turn cap, or when the responder says `COMPLETE` and nothing planned
+is left. A customer whose scenario expects the responder to keep waiting (a vague request)
+does not know which service they want.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -47,6 +49,14 @@ _KIND_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+_VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
+    "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
+    "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
+    "phone": re.compile(r"\+?\d[\d ()-]{6,}\d"),
+    "email": re.compile(r"@"),
+}
+
+
 def fact_kind(key: str) -> str:
     text = key.replace("_", " ").casefold()
     for kind, hints in (
@@ -64,13 +74,19 @@ def fact_kind(key: str) -> str:
 
 def asked_facts(reply: str, facts: dict[str, str]) -> list[str]:
     """Keys of persona facts that the reply's questions ask for, in persona order."""
-    questions = " ".join(s for s in reply.replace("?", "?\n").splitlines() if "?" in s).casefold()
+    sentences = re.split(r"(?<=[.!?])\s+", reply)
+    questions = " ".join(s for s in sentences if s.rstrip().endswith("?")).casefold()
     if not questions:
         return []
+    key_words = {key: key.replace("_", " ").casefold().split() for key in facts}
     asked = []
     for key in facts:
         kind = fact_kind(key)
-        hints = _KIND_WORDS.get(kind, ()) + tuple(key.replace("_", " ").casefold().split())
+        # A word that other keys share ("preferred" in preferred_date and preferred_time)
+        # does not say which of them is asked for.
+        shared = {w for other, ws in key_words.items() if other != key for w in ws}
+        own = tuple(w for w in key_words[key] if w not in shared)
+        hints = _KIND_WORDS.get(kind, ()) + own
         if any(h in questions for h in hints if len(h) > 2):
             asked.append(key)
     return asked
@@ -94,24 +110,43 @@ def _answer(keys: list[str], facts: dict[str, str], style: WritingStyle, rng: ra
     return " ".join(parts)
 
 
+def _answerable(blueprint: Blueprint, history: list[Turn], message: str) -> list[str]:
+    """Persona facts the responder's last reply asks for that the customer has not given yet
+    (nor gives in `message`). A customer who came without a clear need (the scenario expects
+    the responder to keep waiting) does not know which service they want."""
+    if not history:
+        return []
+    facts = blueprint.persona.facts
+    keys = [
+        k
+        for k in asked_facts(history[-1].reply, facts)
+        if not _already_said(facts[k], history) and facts[k].casefold() not in message.casefold()
+    ]
+    if blueprint.expected_status == "AWAITING_RESPONSE":
+        keys = [k for k in keys if fact_kind(k) != "service"]
+    # A message that already gives a value of that kind (even a wrong one the customer will
+    # correct later) is not topped up with a second one.
+    given = {kind for kind, pattern in _VALUE_PATTERNS.items() if pattern.search(message)}
+    return [k for k in keys if fact_kind(k) not in given][:2]
+
+
 def _next_text(blueprint: Blueprint, history: list[Turn]) -> str | None:
+    """Planned message, else scripted reply, else nothing; plus answers to what was asked."""
     turn = len(history)
     planned, flow = blueprint.planned_messages, blueprint.reply_flow
+    message = ""
     if turn < len(planned):
-        return planned[turn]
-    if turn - len(planned) < len(flow):
-        return flow[turn - len(planned)].reply
-    last = history[-1] if history else None
-    if last is None or last.status == "COMPLETE":
+        message = planned[turn]
+    elif turn - len(planned) < len(flow):
+        message = flow[turn - len(planned)].reply
+    elif history and history[-1].status == "COMPLETE":
         return None
-    if blueprint.expected_status == "AWAITING_RESPONSE":
-        return None
-    facts = blueprint.persona.facts
-    keys = [k for k in asked_facts(last.reply, facts) if not _already_said(facts[k], history)]
-    if not keys:
-        return None
-    rng = random.Random(derive_seed(0, "customer", blueprint.key, str(turn)))
-    return _answer(keys[:2], facts, blueprint.persona.style, rng)
+    keys = _answerable(blueprint, history, message)
+    if keys:
+        rng = random.Random(derive_seed(0, "customer", blueprint.key, str(turn)))
+        answer = _answer(keys, blueprint.persona.facts, blueprint.persona.style, rng)
+        message = f"{message} {answer}".strip()
+    return message or None
 
 
 def _prompt(blueprint: Blueprint, history: list[Turn]) -> list[Message]:

@@ -219,7 +219,10 @@ def test_it_completes_with_a_worker(tmp_path):
 def test_it_never_overspends_a_tiny_budget_with_8_concurrent_cases(tmp_path):
     """20 runs on the same test set, budget 3,000, 8 cases at a time: always a clean stop."""
     import_demo_org()
-    with FakeOpenAI(seed=7, latency=0.02, brain=notes_brain) as server, openai_settings(server):
+    with (
+        FakeOpenAI(seed=7, latency=0.02, brain=notes_brain) as server,
+        openai_settings(server, QALAB_RUN_MAX_CONCURRENT_CASES=8),
+    ):
         code, base = qalab_run(
             "--org", "demo", "--inline", "--seed", "11", "--budget", "100000", tmp_path=tmp_path
         )

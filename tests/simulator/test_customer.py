@@ -1,0 +1,175 @@
+"""The customer simulator: planned messages, reply flow, then answers from persona facts only."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.schemas import Blueprint, Persona, ReplyStep
+from judge.schemas import Turn
+from runs.simulator.customer import asked_facts, customer_next_message
+from runs.simulator.extraction import extract_fields
+from tests.simulator.helpers import FIELDS, SERVICES
+
+FACTS = {
+    "full_name": "Ann Lee",
+    "phone": "+353 1 234 5678",
+    "email": "ann.lee@example.com",
+    "service": "Hygiene clean",
+    "preferred_date": "2026-12-02",
+    "preferred_time": "09:30",
+}
+ASK_NAME_PHONE = "Could you tell me your full name and phone number?"
+
+
+def _blueprint(
+    *,
+    planned=("I would like to book a hygiene clean.",),
+    flow=(),
+    expected="COMPLETE",
+    style="clean",
+    max_turns=6,
+    key="sc-01",
+    facts=None,
+):
+    return Blueprint(
+        key=key,
+        scenario_type="booking_full_intake",
+        title="Book a hygiene clean",
+        goal="Book a hygiene clean",
+        fixture_key="fx-01",
+        persona=Persona(name="Ann Lee", locale="en_IE", style=style, facts=facts or FACTS),
+        planned_messages=list(planned),
+        expected_status=expected,
+        reply_flow=[ReplyStep(reply=r, expected_status=expected) for r in flow],
+        max_turns=max_turns,
+    )
+
+
+def _history(*pairs):
+    """Turns from (customer, reply, status) triples."""
+    return [
+        Turn(index=n, customer=c, reply=r, status=s, extracted={})
+        for n, (c, r, s) in enumerate(pairs)
+    ]
+
+
+def _next(blueprint, history, engine):
+    return customer_next_message(blueprint, history, engine=engine, purpose="test")
+
+
+def test_it_plays_the_planned_messages_then_the_reply_flow(engine):
+    bp = _blueprint(planned=["first", "second"], flow=["third"])
+    history = []
+    said = []
+    for _ in range(3):
+        message = _next(bp, history, engine)
+        said.append(message)
+        # The responder says COMPLETE at once: planned messages are still played.
+        history = [*history, *_history((message, "Noted, thank you.", "COMPLETE"))]
+        history = [t.model_copy(update={"index": n}) for n, t in enumerate(history)]
+    assert said == ["first", "second", "third"]
+    assert _next(bp, history, engine) is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "keys"),
+    [
+        (ASK_NAME_PHONE, ["full_name", "phone"]),
+        ("Which service would you like, and could you tell me your full name?", ["full_name", "service"]),
+        ("Could you tell me your preferred date?", ["preferred_date"]),
+        ("Could you tell me your preferred time?", ["preferred_time"]),
+        ("Thanks. And your email address?", ["email"]),
+    ],
+)
+def test_it_answers_what_was_asked_from_persona_facts_only(engine, reply, keys):
+    bp = _blueprint()
+    history = _history((bp.planned_messages[0], reply, "AWAITING_RESPONSE"))
+    message = _next(bp, history, engine)
+    assert message is not None
+    for key in keys:
+        assert FACTS[key] in message, (key, message)
+    unasked = [key for key in FACTS if key not in keys and FACTS[key] in message]
+    assert unasked == [], f"volunteered {unasked}: {message}"
+    # The responder can read the answer back.
+    assert extract_fields(FIELDS, [message], SERVICES) == {k: FACTS[k] for k in keys if k != "preferred_time"}
+
+
+def test_asked_facts_reads_questions_only():
+    assert asked_facts(ASK_NAME_PHONE, FACTS) == ["full_name", "phone"]
+    assert asked_facts("We will need your phone number.", FACTS) == []
+    assert asked_facts("Your name is noted. Which date suits you?", FACTS) == ["preferred_date"]
+    assert asked_facts("Could you tell me your preferred date?", FACTS) == ["preferred_date"]
+
+
+def test_it_does_not_repeat_a_fact_already_given(engine):
+    bp = _blueprint(planned=["I'd like to book. My name is Ann Lee."])
+    history = _history((bp.planned_messages[0], ASK_NAME_PHONE, "AWAITING_RESPONSE"))
+    message = _next(bp, history, engine)
+    assert FACTS["phone"] in message
+    assert FACTS["full_name"] not in message
+
+
+def test_it_stops_when_nothing_it_holds_is_asked(engine):
+    bp = _blueprint()
+    for reply in ("Could you tell me your date of birth?", "Thanks, noted."):
+        history = _history((bp.planned_messages[0], reply, "AWAITING_RESPONSE"))
+        if reply.endswith("?"):
+            # "date" is a hint for the preferred date: the persona has nothing else to offer.
+            assert _next(bp, history, engine) == f"{FACTS['preferred_date']} would suit me."
+        else:
+            assert _next(bp, history, engine) is None
+
+
+def test_it_stops_at_max_turns(engine):
+    bp = _blueprint(planned=["one", "two", "three"], max_turns=2)
+    history = _history(("one", ASK_NAME_PHONE, "AWAITING_RESPONSE"), ("two", ASK_NAME_PHONE, "AWAITING_RESPONSE"))
+    assert _next(bp, history, engine) is None
+    assert _next(bp, history[:1], engine) == "two"
+
+
+def test_it_stops_once_complete_with_nothing_planned_left(engine):
+    bp = _blueprint()
+    done = _history((bp.planned_messages[0], f"Booked. {ASK_NAME_PHONE}", "COMPLETE"))
+    assert _next(bp, done, engine) is None
+    waiting = _history((bp.planned_messages[0], f"Booked. {ASK_NAME_PHONE}", "AWAITING_RESPONSE"))
+    assert _next(bp, waiting, engine) is not None
+
+
+def test_a_customer_expected_to_be_kept_waiting_volunteers_nothing(engine):
+    history = _history(("hi, need to come in for something", ASK_NAME_PHONE, "AWAITING_RESPONSE"))
+    vague = _blueprint(planned=["hi, need to come in for something"], expected="AWAITING_RESPONSE")
+    assert _next(vague, history, engine) is None
+    # The same persona on a booking scenario would answer.
+    booking = _blueprint(planned=["hi, need to come in for something"], expected="COMPLETE")
+    assert FACTS["phone"] in _next(booking, history, engine)
+
+
+@pytest.mark.parametrize("key", [f"sc-{n:02d}" for n in range(1, 9)])
+def test_typo_heavy_answers_keep_the_exact_values(engine, key):
+    bp = _blueprint(style="typo_heavy", key=key)
+    messages = []
+    for reply in (ASK_NAME_PHONE, "Could you tell me your email address and preferred date?"):
+        history = _history((bp.planned_messages[0], reply, "AWAITING_RESPONSE"))
+        messages.append(_next(bp, history, engine))
+    name_phone, email_date = messages
+    assert FACTS["full_name"] in name_phone and FACTS["phone"] in name_phone
+    assert FACTS["email"] in email_date and FACTS["preferred_date"] in email_date
+    casual = f"its {FACTS['full_name']} number is {FACTS['phone']}"
+    assert name_phone != casual  # garbled, only the values survive intact
+
+
+def test_styles_change_the_wording_not_the_values(engine):
+    said = {}
+    for style in ("clean", "casual", "typo_heavy"):
+        bp = _blueprint(style=style)
+        history = _history((bp.planned_messages[0], ASK_NAME_PHONE, "AWAITING_RESPONSE"))
+        said[style] = _next(bp, history, engine)
+        assert FACTS["full_name"] in said[style] and FACTS["phone"] in said[style]
+    assert len(set(said.values())) == 3
+    assert said["clean"] == f"My name is {FACTS['full_name']}. My phone number is {FACTS['phone']}."
+
+
+def test_every_message_is_metered_as_the_simulator(ledger, engine):
+    _next(_blueprint(), [], engine)
+    assert ledger.used > 0
+    assert [c["role"] for c in ledger.calls] == ["simulator"]
