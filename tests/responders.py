@@ -8,3 +8,20 @@ from typing import Any
 def hostile(request: dict[str, Any]) -> dict[str, Any]:
     """A responder whose reply tries to inject markup into the report page."""
     return {"reply": "<script>alert('x')</script> Thanks, noted.", "status": "AWAITING_RESPONSE"}
+
+
+# (request, reply) pairs seen by `recording`, in order, for tests that run inline.
+RECORDED: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+
+def recording(request: dict[str, Any]) -> dict[str, Any]:
+    """Answers deterministically and remembers every request and reply."""
+    turn = sum(m["role"] == "assistant" for m in request["messages"])
+    key = request["intake_fields"][0]["key"]
+    reply = {
+        "reply": f"[{request['session_id']} #{turn}] Thanks, what else can I do?",
+        "extracted": {key: f"v{turn}"},
+        "status": "AWAITING_RESPONSE",
+    }
+    RECORDED.append((request, reply))
+    return reply

@@ -48,7 +48,10 @@ def test_a_python_responder_gets_the_request_as_plain_json(engine):
         ("python:nope", "unknown responder spec 'python:nope'"),
         ("python:tests.simulator.fake:", "unknown responder spec"),
         ("", "unknown responder spec ''"),
-        ("python:tests.simulator.no_such_module:echo", "cannot import tests.simulator.no_such_module"),
+        (
+            "python:tests.simulator.no_such_module:echo",
+            "cannot import tests.simulator.no_such_module",
+        ),
         (f"{FAKES}:missing", "has no function missing"),
         (f"{FAKES}:NOT_A_FUNCTION", "has no function NOT_A_FUNCTION"),
     ],

@@ -23,7 +23,7 @@ ASK_NAME_PHONE = "Could you tell me your full name and phone number?"
 
 def _blueprint(
     *,
-    planned=("I would like to book a hygiene clean.",),
+    planned=("I would like to book an appointment.",),
     flow=(),
     expected="COMPLETE",
     style="clean",
@@ -75,7 +75,10 @@ def test_it_plays_the_planned_messages_then_the_reply_flow(engine):
     ("reply", "keys"),
     [
         (ASK_NAME_PHONE, ["full_name", "phone"]),
-        ("Which service would you like, and could you tell me your full name?", ["full_name", "service"]),
+        (
+            "Which service would you like, and could you tell me your full name?",
+            ["full_name", "service"],
+        ),
         ("Could you tell me your preferred date?", ["preferred_date"]),
         ("Could you tell me your preferred time?", ["preferred_time"]),
         ("Thanks. And your email address?", ["email"]),
@@ -91,14 +94,21 @@ def test_it_answers_what_was_asked_from_persona_facts_only(engine, reply, keys):
     unasked = [key for key in FACTS if key not in keys and FACTS[key] in message]
     assert unasked == [], f"volunteered {unasked}: {message}"
     # The responder can read the answer back.
-    assert extract_fields(FIELDS, [message], SERVICES) == {k: FACTS[k] for k in keys if k != "preferred_time"}
+    assert extract_fields(FIELDS, [message], SERVICES) == {
+        k: FACTS[k] for k in keys if k != "preferred_time"
+    }
 
 
 def test_asked_facts_reads_questions_only():
     assert asked_facts(ASK_NAME_PHONE, FACTS) == ["full_name", "phone"]
     assert asked_facts("We will need your phone number.", FACTS) == []
-    assert asked_facts("Your name is noted. Which date suits you?", FACTS) == ["preferred_date"]
+    assert asked_facts("Your name is noted. When would suit you?", FACTS) == ["preferred_date"]
+    assert asked_facts("Which service would you like?", FACTS) == ["service"]
+
+
+def test_asked_facts_tells_apart_keys_that_share_a_word():
     assert asked_facts("Could you tell me your preferred date?", FACTS) == ["preferred_date"]
+    assert asked_facts("Could you tell me your preferred time?", FACTS) == ["preferred_time"]
 
 
 def test_it_does_not_repeat_a_fact_already_given(engine):
@@ -111,20 +121,35 @@ def test_it_does_not_repeat_a_fact_already_given(engine):
 
 def test_it_stops_when_nothing_it_holds_is_asked(engine):
     bp = _blueprint()
-    for reply in ("Could you tell me your date of birth?", "Thanks, noted."):
+    for reply in ("Could you tell me your insurance provider?", "Thanks, noted.", ""):
         history = _history((bp.planned_messages[0], reply, "AWAITING_RESPONSE"))
-        if reply.endswith("?"):
-            # "date" is a hint for the preferred date: the persona has nothing else to offer.
-            assert _next(bp, history, engine) == f"{FACTS['preferred_date']} would suit me."
-        else:
-            assert _next(bp, history, engine) is None
+        assert _next(bp, history, engine) is None, reply
 
 
 def test_it_stops_at_max_turns(engine):
     bp = _blueprint(planned=["one", "two", "three"], max_turns=2)
-    history = _history(("one", ASK_NAME_PHONE, "AWAITING_RESPONSE"), ("two", ASK_NAME_PHONE, "AWAITING_RESPONSE"))
+    history = _history(
+        ("one", "Noted.", "AWAITING_RESPONSE"), ("two", ASK_NAME_PHONE, "AWAITING_RESPONSE")
+    )
     assert _next(bp, history, engine) is None
     assert _next(bp, history[:1], engine) == "two"
+
+
+def test_a_planned_message_also_answers_what_was_just_asked(engine):
+    bp = _blueprint(planned=["I would like to book an appointment.", "Is next week possible?"])
+    history = _history((bp.planned_messages[0], ASK_NAME_PHONE, "AWAITING_RESPONSE"))
+    message = _next(bp, history, engine)
+    assert message.startswith("Is next week possible?")
+    assert FACTS["full_name"] in message and FACTS["phone"] in message
+    assert FACTS["email"] not in message and FACTS["preferred_date"] not in message
+
+
+def test_a_planned_value_is_not_topped_up_with_a_second_one(engine):
+    # The customer will correct the date later: the planned (wrong) date stays the only one.
+    planned = ["I would like to book an appointment.", "I would like to come on 2026-12-09."]
+    bp = _blueprint(planned=planned)
+    history = _history((planned[0], "Could you tell me your preferred date?", "AWAITING_RESPONSE"))
+    assert _next(bp, history, engine) == planned[1]
 
 
 def test_it_stops_once_complete_with_nothing_planned_left(engine):
@@ -135,13 +160,17 @@ def test_it_stops_once_complete_with_nothing_planned_left(engine):
     assert _next(bp, waiting, engine) is not None
 
 
-def test_a_customer_expected_to_be_kept_waiting_volunteers_nothing(engine):
-    history = _history(("hi, need to come in for something", ASK_NAME_PHONE, "AWAITING_RESPONSE"))
-    vague = _blueprint(planned=["hi, need to come in for something"], expected="AWAITING_RESPONSE")
-    assert _next(vague, history, engine) is None
-    # The same persona on a booking scenario would answer.
-    booking = _blueprint(planned=["hi, need to come in for something"], expected="COMPLETE")
-    assert FACTS["phone"] in _next(booking, history, engine)
+def test_a_customer_expected_to_be_kept_waiting_does_not_name_a_service(engine):
+    planned = ["hi, need to come in for something"]
+    vague = _blueprint(planned=planned, expected="AWAITING_RESPONSE")
+    booking = _blueprint(planned=planned, expected="COMPLETE")
+    ask_service = _history((planned[0], "Which service would you like?", "AWAITING_RESPONSE"))
+    assert _next(vague, ask_service, engine) is None
+    assert _next(booking, ask_service, engine) == f"It is for {FACTS['service']}."
+    both = "Which service would you like, and could you tell me your full name?"
+    message = _next(vague, _history((planned[0], both, "AWAITING_RESPONSE")), engine)
+    assert message is not None and FACTS["full_name"] in message
+    assert not [k for k, v in FACTS.items() if k != "full_name" and v in message], message
 
 
 @pytest.mark.parametrize("key", [f"sc-{n:02d}" for n in range(1, 9)])

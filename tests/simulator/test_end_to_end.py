@@ -70,7 +70,9 @@ def session():
             for d in fixtures[blueprint.fixture_key].documents
         ]
         turns: list[Turn] = []
-        while (message := customer_next_message(blueprint, turns, engine=engine, purpose="c")) is not None:
+        while (
+            message := customer_next_message(blueprint, turns, engine=engine, purpose="c")
+        ) is not None:
             assert len(turns) < 10, "the customer never stops"
             history = [
                 m

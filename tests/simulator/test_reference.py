@@ -138,8 +138,12 @@ def _question_fields(reply):
     return [key for key, label in LABELS.items() if label in question]
 
 
-def test_a_booking_asks_at_most_two_fields_at_a_time_until_complete(engine):
-    messages = ["Hi, I would like to book an appointment please."]
+@pytest.mark.parametrize(
+    "opening",
+    ["Hi, I would like to book an appointment please.", "Can I book a hygiene clean?"],
+)
+def test_a_booking_asks_at_most_two_fields_at_a_time_until_complete(engine, opening):
+    messages = [opening]
     asked_so_far = []
     for _ in range(6):
         out = _respond(engine, *messages)
@@ -153,6 +157,9 @@ def test_a_booking_asks_at_most_two_fields_at_a_time_until_complete(engine):
         asked_so_far += asked
         messages += [out.reply, " ".join(ANSWERS[key][0] for key in asked)]
     assert out.status == "COMPLETE", out.reply
+    if "hygiene clean" in opening:
+        assert "service" not in asked_so_far  # named in the opening message
+        asked_so_far.append("service")
     assert sorted(asked_so_far) == sorted(REQUIRED)  # optional email never asked
     assert out.extracted == {key: ANSWERS[key][1] for key in REQUIRED}
     assert "Ann Lee" in out.reply and "Hygiene clean" in out.reply and "2026-12-02" in out.reply

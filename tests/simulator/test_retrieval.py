@@ -122,6 +122,7 @@ def test_knows_the_kb_vocabulary_and_close_typos_of_it():
     assert index.knows("hygeine")  # a customer's typo
     assert index.knows("cancelation")
     assert index.knows("fillin")  # a prefix of a known word
+    assert index.knows("hygienist")  # shares its first five letters with "hygiene"
     assert index.knows("2026")  # figures are never "unknown"
     assert not index.knows("sedation")
     assert not index.knows("dentistry")

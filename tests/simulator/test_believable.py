@@ -1,0 +1,124 @@
+"""Conversations over the demo org are believable: the customer says only what it holds, and
+answers what the responder asks when it can."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from itertools import pairwise
+
+import pytest
+
+from generator.pipeline import generate_artifacts
+from judge.schemas import Turn
+from qalab.llm import NullLedger, get_engine
+from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
+from runs.simulator.adapters import get_responder
+from runs.simulator.contract import ChatMessage, IntakeFieldRef, KbEntry, ResponderRequest
+from runs.simulator.customer import asked_facts, customer_next_message, fact_kind
+
+VALUES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b")
+PHONE = re.compile(r"\+\d[\d ]{6,}\d")
+
+
+def stated_values(text: str) -> list[str]:
+    """Emails, ISO dates, times, then phone numbers in what is left."""
+    found = VALUES.findall(text)
+    return found + [p.strip() for p in PHONE.findall(VALUES.sub(" ", text))]
+
+
+def _play(seed: int) -> list[tuple[object, list[Turn]]]:
+    org = load_org_folder(DEMO_ORG_DIR)
+    ledger = NullLedger()
+    engine = get_engine("offline", ledger=ledger)
+    artifacts = generate_artifacts(
+        org,
+        scenarios=12,
+        max_turns=4,
+        mix=(20, 50, 30),
+        seed=seed,
+        engine=engine,
+        today=date(2026, 11, 22),
+    )
+    fixtures = {f.key: f for f in artifacts.fixtures}
+    intake = [
+        IntakeFieldRef(key=f.key, label=f.label, required=f.required)
+        for f in artifacts.manifest.intake_fields
+    ]
+    responder = get_responder("reference")
+    played = []
+    for blueprint in artifacts.blueprints:
+        kb = [
+            KbEntry(id=d.id, title=d.title, text=d.text)
+            for d in fixtures[blueprint.fixture_key].documents
+        ]
+        history: list[Turn] = []
+        while message := customer_next_message(blueprint, history, engine=engine, purpose="c"):
+            messages = [
+                m
+                for t in history
+                for m in (
+                    ChatMessage(role="customer", content=t.customer),
+                    ChatMessage(role="assistant", content=t.reply),
+                )
+            ]
+            request = ResponderRequest(
+                session_id=f"qalab-0-{blueprint.key}",
+                organization=org.slug,
+                locale=org.locale,
+                kb=kb,
+                intake_fields=intake,
+                messages=[*messages, ChatMessage(role="customer", content=message)],
+            )
+            reply = responder.respond(request, engine=engine, purpose="r")
+            history.append(
+                Turn(
+                    index=len(history),
+                    customer=message,
+                    reply=reply.reply,
+                    extracted=reply.extracted,
+                    status=reply.status,
+                )
+            )
+        played.append((blueprint, history))
+    return played
+
+
+@pytest.fixture(scope="module")
+def conversations():
+    return [c for seed in (1, 2, 3) for c in _play(seed)]
+
+
+def test_the_customer_states_only_facts_it_holds(conversations):
+    for blueprint, history in conversations:
+        allowed = " ".join(
+            [
+                *blueprint.persona.facts.values(),
+                *blueprint.planned_messages,
+                *(step.reply for step in blueprint.reply_flow),
+            ]
+        )
+        for turn in history:
+            for value in stated_values(turn.customer):
+                assert value.strip() in allowed, (blueprint.key, value, turn.customer)
+
+
+def test_the_customer_answers_the_intake_questions_it_can(conversations):
+    asked = answered = 0
+    for blueprint, history in conversations:
+        facts = blueprint.persona.facts
+        for before, after in pairwise(history):
+            said = " ".join(t.customer for t in history[: before.index + 1])
+            for key in asked_facts(before.reply, facts):
+                if facts[key] in said:
+                    continue  # already given: nothing left to answer
+                if blueprint.expected_status == "AWAITING_RESPONSE" and fact_kind(key) == "service":
+                    continue  # a vague customer does not know what it needs
+                asked += 1
+                answered += facts[key] in after.customer
+    assert asked >= 20
+    assert answered / asked >= 0.9, (answered, asked)
+
+
+def test_every_conversation_respects_the_turn_cap(conversations):
+    assert all(1 <= len(history) <= blueprint.max_turns for blueprint, history in conversations)
