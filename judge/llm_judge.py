@@ -3,13 +3,15 @@
 The model sees the transcript, the KB excerpt and the ground truth fenced as untrusted text and
 answers in a strict schema. Every finding must quote the reply it is about; a quote that is not
 found in that reply (normalized, or fuzzy with similarity >= 0.9) drops the finding, and the
-drop is counted as unsupported. LLM findings are never critical on their own: a critical one is
-kept as major and marked unconfirmed until a second pass confirms it (DESIGN §9).
+drop is counted as unsupported. A critical LLM finding is re-judged once by a second, independent
+call; if that pass does not confirm it, it is downgraded to major and marked unconfirmed, so it
+never gates the run (DESIGN §9).
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from pathlib import Path
 
@@ -18,10 +20,13 @@ from pydantic import BaseModel, Field
 from generator.schemas import Manifest
 from judge.gate import fingerprint
 from judge.schemas import CaseTranscript, Effort, Evidence, Finding, FixTarget, Severity
-from qalab.llm import Engine
+from qalab.llm import Engine, Message
 from qalab.llm.prompts import fence, load_prompt
 
-PROMPT = load_prompt(Path(__file__).resolve().parent / "prompts", "conversation_review")
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+PROMPT = load_prompt(PROMPTS, "conversation_review")
+CONFIRM_PROMPT = load_prompt(PROMPTS, "confirm_critical")
+CONFIRM_MAX_TOKENS = 150
 MAX_TOKENS = 700
 KB_EXCERPT_CHARS = 3000
 FUZZY_MIN = 0.9
@@ -41,6 +46,11 @@ class LlmFinding(BaseModel):
 
 class LlmReview(BaseModel):
     findings: list[LlmFinding] = Field(default_factory=list)
+
+
+class Confirmation(BaseModel):
+    confirmed: bool
+    rationale: str = ""
 
 
 class ReviewResult(BaseModel):
@@ -74,13 +84,10 @@ def quote_supported(quote: str, text: str) -> bool:
 
 def review_messages(case: CaseTranscript, manifest: Manifest) -> list[dict[str, str]]:
     truth = manifest.model_dump_json(include={"services", "hours", "policies", "contacts"})
-    conversation = "\n".join(
-        f"[{t.index}] customer: {t.customer}\n[{t.index}] assistant: {t.reply}" for t in case.turns
-    )
     content = PROMPT.render(
         ground_truth=fence(truth, "ground-truth"),
         kb=fence(case.fixture.text[:KB_EXCERPT_CHARS], "kb"),
-        conversation=fence(conversation, "conversation"),
+        conversation=fence(_conversation(case), "conversation"),
     )
     return [{"role": "user", "content": content}]
 
@@ -96,36 +103,106 @@ def verify(case: CaseTranscript, review: LlmReview) -> ReviewResult:
             dropped += 1
             continue
         rule = re.sub(r"[^a-z0-9_]+", "_", item.rule_id.casefold()).strip("_") or "llm"
-        severity: Severity = "major" if item.severity == "critical" else item.severity
         kept.append(
             Finding(
                 rule_id=f"llm:{rule}",
-                severity=severity,
+                severity=item.severity,
                 case_key=case.case_key,
                 turn_index=item.turn,
                 subject=item.quote[:200],
                 evidence=[Evidence(source="reply", quote=item.quote, turn=item.turn)],
-                rationale=(
-                    item.rationale
-                    if item.severity != "critical"
-                    else f"{item.rationale} (reported critical by the LLM judge; unconfirmed)"
-                ),
+                rationale=item.rationale,
                 fix_target=item.fix_target,
                 fix_text=item.fix_text,
                 effort=item.effort,
                 confidence=LLM_CONFIDENCE,
                 detector="llm",
                 fingerprint=fingerprint(f"llm:{rule}", item.quote),
+                # Not confirmed until a second pass says so (see `confirm_criticals`).
+                confirmed=item.severity != "critical",
             )
         )
     return ReviewResult(findings=kept, unsupported=dropped)
 
 
+def downgrade(finding: Finding, why: str) -> Finding:
+    """An unconfirmed critical: kept as major, marked, never gating."""
+    return finding.model_copy(
+        update={
+            "severity": "major",
+            "confirmed": False,
+            "rationale": f"{finding.rationale} (reported critical by the LLM judge; not "
+            f"confirmed by a second pass: {why})",
+        }
+    )
+
+
+def _conversation(case: CaseTranscript) -> str:
+    return "\n".join(
+        f"[{t.index}] customer: {t.customer}\n[{t.index}] assistant: {t.reply}" for t in case.turns
+    )
+
+
+def confirm_messages(case: CaseTranscript, manifest: Manifest, finding: Finding) -> list[Message]:
+    truth = manifest.model_dump_json(include={"services", "hours", "policies", "contacts"})
+    claimed = json.dumps(
+        {
+            "turn": finding.turn_index,
+            "quote": finding.evidence[0].quote,
+            "rule": finding.rule_id,
+            "rationale": finding.rationale,
+        },
+        ensure_ascii=False,
+    )
+    content = CONFIRM_PROMPT.render(
+        ground_truth=fence(truth, "ground-truth"),
+        kb=fence(case.fixture.text[:KB_EXCERPT_CHARS], "kb"),
+        conversation=fence(_conversation(case), "conversation"),
+        finding=fence(claimed, "finding"),
+    )
+    return [{"role": "user", "content": content}]
+
+
+def confirm_criticals(
+    case: CaseTranscript,
+    manifest: Manifest,
+    findings: list[Finding],
+    *,
+    engine: Engine,
+    purpose: str,
+) -> list[Finding]:
+    """Re-judge each unconfirmed critical once; keep it critical only when confirmed.
+
+    The offline implementation does not confirm (it has no second opinion to give), so an LLM
+    critical that reaches it through a fallback is downgraded, never trusted blindly.
+    """
+    out = []
+    for n, finding in enumerate(findings):
+        if finding.severity != "critical" or finding.confirmed:
+            out.append(finding)
+            continue
+        verdict = engine.run(
+            role="judge",
+            purpose=f"{purpose}:confirm{n}",
+            messages=confirm_messages(case, manifest, finding),
+            max_tokens=CONFIRM_MAX_TOKENS,
+            output=Confirmation,
+            offline=lambda: Confirmation(confirmed=False, rationale="no second opinion offline"),
+        )
+        if verdict.confirmed:
+            out.append(finding.model_copy(update={"confirmed": True}))
+        else:
+            out.append(downgrade(finding, verdict.rationale or "not confirmed"))
+    return out
+
+
 def review_case(
     case: CaseTranscript, manifest: Manifest, *, engine: Engine, purpose: str
 ) -> ReviewResult:
-    """One metered review call for a case with turns; the offline implementation finds nothing
-    beyond the deterministic checks (it is what the engine falls back to on invalid output)."""
+    """One metered review call for a case with turns, then one confirmation call per critical.
+
+    The offline implementation finds nothing beyond the deterministic checks (it is what the
+    engine falls back to on invalid output)."""
     if not case.turns:
         return ReviewResult()
     review = engine.run(
@@ -136,4 +213,6 @@ def review_case(
         output=LlmReview,
         offline=LlmReview,
     )
-    return verify(case, review)
+    result = verify(case, review)
+    confirmed = confirm_criticals(case, manifest, result.findings, engine=engine, purpose=purpose)
+    return result.model_copy(update={"findings": confirmed})

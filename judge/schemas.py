@@ -59,6 +59,9 @@ class Finding(_Model):
     confidence: float = Field(ge=0, le=1)
     detector: str
     fingerprint: str
+    # False for an LLM finding whose critical severity a second pass did not confirm (it is
+    # then downgraded to major and never gates the run).
+    confirmed: bool = True
 
 
 class CaseScores(_Model):

@@ -557,7 +557,7 @@ def _finding_row(
         confidence=finding.confidence,
         detector=finding.detector,
         fingerprint=finding.fingerprint,
-        confirmed=True,
+        confirmed=finding.confirmed,
     )
 
 
@@ -764,6 +764,7 @@ def _finding_model(row: RunFinding) -> Finding:
         confidence=row.confidence,
         detector=row.detector,
         fingerprint=row.fingerprint,
+        confirmed=row.confirmed,
     )
 
 

@@ -15,6 +15,7 @@ REGISTRY: dict[str, str] = {
     "questions_per_turn": "judge.checks.questions_per_turn.QuestionsPerTurn",
     "repeated_question": "judge.checks.repeated_question.RepeatedQuestion",
     "final_status": "judge.checks.final_status.FinalStatus",
+    "unsafe_advice": "judge.checks.unsafe_advice.UnsafeAdvice",
 }
 
 

@@ -172,10 +172,64 @@ def _retrieve(index: KbIndex, customer: list[str], services: list[str]) -> list[
     return out
 
 
-def _answer_lines(retrieved: list[Retrieved]) -> list[str]:
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?"
+_DAY_RANGE = re.compile(rf"\b{_DAY}\s*(?:-|–|to|until|through)\s*{_DAY}", re.IGNORECASE)
+_DAY_ONE = re.compile(rf"\b{_DAY}\b", re.IGNORECASE)
+_HOURS_QUESTION = re.compile(r"\bopen|\bclose|hours|until|till|what time", re.IGNORECASE)
+_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b")
+
+
+def _day_index(abbr: str) -> int:
+    return [d[:3] for d in _DAY_NAMES].index(abbr.casefold())
+
+
+def days_covered(line: str) -> set[int]:
+    """Weekdays (0 = Monday) a KB line speaks about: ranges ("Mon-Thu") and single days."""
+    days: set[int] = set()
+    for match in _DAY_RANGE.finditer(line):
+        start, end = _day_index(match.group(1)), _day_index(match.group(2))
+        days |= {(start + i) % 7 for i in range((end - start) % 7 + 1)}
+    rest = _DAY_RANGE.sub(" ", line)
+    days |= {_day_index(m.group(1)) for m in _DAY_ONE.finditer(rest)}
+    return days
+
+
+def _hours_line(index: KbIndex, clause: str) -> str | None:
+    """For "are you open on Tuesday?": the KB line that gives that day's hours (or says it is
+    closed), whatever its format ("Mon-Thu: 08:30 to 18:00", "Closed on Sunday.")."""
+    if not _HOURS_QUESTION.search(clause):
+        return None
+    asked = [i for i, day in enumerate(_DAY_NAMES) if day in clause.casefold()]
+    if len(asked) != 1:
+        return None
+    candidates = []
+    for order, passage in enumerate(index.passages):
+        for raw in _reflow(passage.text):
+            line = _clean(raw)
+            if asked[0] not in days_covered(line) or len(line) > 160:
+                continue
+            if _CLOCK.search(line) or "closed" in line.casefold():
+                # Prefer a plain statement of that day's hours over a longer mention.
+                candidates.append((len(days_covered(line)) > 1, len(line), order, line))
+    if not candidates:
+        return None
+    return _sentence(min(candidates)[3])
+
+
+def _answer_lines(retrieved: list[Retrieved], index: KbIndex) -> list[str]:
     """One quoted line per clause, named after its subject when the line itself does not."""
     lines: list[str] = []
+    hours_given = False
     for item in retrieved:
+        hours = _hours_line(index, item.clause)
+        if hours is not None:
+            hours_given = True
+            if hours not in lines:
+                lines.append(hours)
+            continue
+        if hours_given and _HOURS_QUESTION.search(item.clause):
+            continue  # "... and until what time?": the day's line above already says it
         primary = frozenset(content_words(" ".join([item.clause, *_expansions(item.clause)])))
         for line in _best_lines(item.passages, item.query, primary=primary):
             if item.subject and item.subject.casefold() not in line.casefold():
@@ -236,7 +290,7 @@ def _best_lines(
     Headings, e-mail headers and the FAQ's own questions never win; when the customer asks
     for a figure (price, duration, hours) a line holding one is preferred."""
     terms = set(content_words(query))
-    wants_figure = any(w in terms for w in ("price", "minutes", "hours"))
+    wants_figure = any(w in terms for w in ("price", "minute", "hour"))
     scored: list[tuple[int, int, str]] = []
     order = 0
     for passage in passages:
@@ -378,7 +432,7 @@ def _compose(
                 "information, so I can't confirm that we offer it or quote a price."
             )
         else:
-            lines = _answer_lines(retrieved)
+            lines = _answer_lines(retrieved, index)
             if lines:
                 parts.append("Here is what our information says: " + " ".join(lines))
             elif services:

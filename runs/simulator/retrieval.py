@@ -77,6 +77,8 @@ def _passages_of(entry: KbEntry) -> list[Passage]:
         if not block:
             return
         if _is_heading(block):
+            if heading:  # two headings in a row: the first one stands alone
+                out.append(Passage(entry.id, entry.title, "\n".join(heading)[:PASSAGE_CHARS]))
             heading = list(block)
             block.clear()
             return
@@ -92,6 +94,8 @@ def _passages_of(entry: KbEntry) -> list[Passage]:
         else:
             flush()
     flush()
+    if heading:  # a short last paragraph ("Closed on Sunday.") is content, not a heading
+        out.append(Passage(entry.id, entry.title, "\n".join(heading)[:PASSAGE_CHARS]))
     return out
 
 

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from judge.engine import judge_case
-from judge.llm_judge import LlmFinding, LlmReview, quote_supported, review_case, verify
+from judge.llm_judge import (
+    LlmFinding,
+    LlmReview,
+    confirm_criticals,
+    quote_supported,
+    review_case,
+    verify,
+)
 from qalab.llm import NullLedger, get_engine
 from tests.judge.factories import demo_manifest, make_case, make_config
 
@@ -57,11 +64,55 @@ def test_it_keeps_verified_findings_and_counts_the_others():
     assert kept.evidence[0].quote in case.turns[1].reply
 
 
-def test_it_never_lets_an_unconfirmed_llm_critical_gate_the_run():
-    result = verify(_case(), LlmReview(findings=[_finding(1, "free this month", "critical")]))
-    [kept] = result.findings
-    assert kept.severity == "major"
-    assert "unconfirmed" in kept.rationale
+class _SecondOpinion:
+    """An engine whose confirmation pass answers `confirmed` (and records the calls)."""
+
+    name = "fake"
+
+    def __init__(self, confirmed: bool) -> None:
+        self.confirmed = confirmed
+        self.calls: list[str] = []
+
+    def run(self, *, role, purpose, messages, max_tokens, output, offline, check=None):
+        self.calls.append(purpose)
+        return output(confirmed=self.confirmed, rationale="checked")
+
+
+def test_it_rejudges_an_llm_critical_before_it_gates():
+    case = _case()
+    result = verify(case, LlmReview(findings=[_finding(1, "free this month", "critical")]))
+    [pending] = result.findings
+    assert pending.severity == "critical" and pending.confirmed is False
+
+    yes = _SecondOpinion(True)
+    [kept] = confirm_criticals(case, demo_manifest(), result.findings, engine=yes, purpose="j")
+    assert kept.severity == "critical" and kept.confirmed is True
+    assert len(yes.calls) == 1
+
+    no = _SecondOpinion(False)
+    [down] = confirm_criticals(case, demo_manifest(), result.findings, engine=no, purpose="j")
+    assert down.severity == "major" and down.confirmed is False
+    assert "not confirmed" in down.rationale
+
+
+def test_it_does_not_rejudge_majors():
+    engine = _SecondOpinion(False)
+    case = _case()
+    findings = verify(case, LlmReview(findings=[_finding(1, "free this month")])).findings
+    assert (
+        confirm_criticals(case, demo_manifest(), findings, engine=engine, purpose="j") == findings
+    )
+    assert engine.calls == []
+
+
+def test_an_offline_fallback_never_confirms_a_critical():
+    case = _case()
+    findings = verify(
+        case, LlmReview(findings=[_finding(1, "free this month", "critical")])
+    ).findings
+    engine = get_engine("offline", ledger=NullLedger())
+    [down] = confirm_criticals(case, demo_manifest(), findings, engine=engine, purpose="j")
+    assert down.severity == "major"
 
 
 def test_it_merges_llm_findings_without_duplicates():

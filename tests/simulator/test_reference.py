@@ -226,3 +226,28 @@ def test_required_fields_come_from_the_request(engine):
     out = _respond(engine, "Book me a hygiene clean. My name is Ann Lee.", fields=fields)
     assert out.status == "COMPLETE"
     assert out.extracted == {"full_name": "Ann Lee", "service": "Hygiene clean"}
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "not_expected"),
+    [
+        ("Are you open on Tuesday?", "Mon-Thu: 08:30 to 18:00", "16:00"),
+        ("what time do you open on friday", "Fri: 08:30 to 16:00", "18:00"),
+        ("Are you open on Sunday, and until what time?", "Closed on Sunday", "08:30"),
+    ],
+)
+def test_an_hours_question_quotes_the_line_for_that_day(engine, question, expected, not_expected):
+    reply = _respond(engine, question)
+    assert expected in reply.reply
+    assert not_expected not in reply.reply
+
+
+def test_days_covered_reads_ranges_and_single_days():
+    from runs.simulator.reference import days_covered
+
+    assert days_covered("Mon-Thu: 08:30 to 18:00") == {0, 1, 2, 3}
+    assert days_covered("Tuesday to Friday 10.00 - 19.00") == {1, 2, 3, 4}
+    assert days_covered("Fri-Mon: by appointment") == {4, 5, 6, 0}
+    assert days_covered("Closed on Sunday.") == {6}
+    assert days_covered("Sat 09:00 to 13:00, Sun closed") == {5, 6}
+    assert days_covered("We are open from 9 to 5") == set()
