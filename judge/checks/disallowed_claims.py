@@ -22,6 +22,18 @@ _GUARANTEE = re.compile(
 _NEGATION = re.compile(
     r"\b(?:no|not|never|cannot|unfortunately|unable)\b|n't\b|n’t\b", re.IGNORECASE
 )
+# Clause breaks: punctuation and quote marks, but not the apostrophe inside "don't".
+_CLAUSE_BREAK = re.compile(r"[,;:.!?\"“”()]|(?<!\w)'|'(?!\w)")
+
+
+def _negated(text: str, start: int, end: int) -> bool:
+    """A negation in the clause around text[start:end] (clauses end at , ; : and quotes)."""
+    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
+    left = max((b for b in breaks if b < start), default=-1) + 1
+    right = min((b for b in breaks if b >= end), default=len(text))
+    return bool(_NEGATION.search(text[left:right]))
+
+
 _QUOTED = re.compile(r"(?<!\w)'([^']{3,})'(?!\w)|\"([^\"]{3,})\"|“([^”]{3,})”")
 # Words of a claim's description that say nothing about its content.
 _GENERIC = frozenset(
@@ -59,10 +71,18 @@ class DisallowedClaims(Check):
         for turn in case.turns:
             reported: set[str] = set()
             for sentence in split_sentences(turn.reply):
-                if _NEGATION.search(sentence.text):
-                    continue  # "we don't offer discounts" is the right answer, not a claim
                 for kind, lexicon in _LEXICONS.items():
-                    match = lexicon.search(sentence.text)
+                    # "we don't offer discounts" is the right answer, not a claim; negation
+                    # counts within the term's own clause, so a refusal quoted earlier in the
+                    # sentence does not hide "..., 50% off is confirmed".
+                    match = next(
+                        (
+                            m
+                            for m in lexicon.finditer(sentence.text)
+                            if not _negated(sentence.text, m.start(), m.end())
+                        ),
+                        None,
+                    )
                     if match and match.group(0).casefold() not in kb_text:
                         claim = by_kind.get(kind)
                         subject = claim.id if claim else kind
@@ -79,6 +99,8 @@ class DisallowedClaims(Check):
                             0.8,
                             claim,
                         )
+                if _NEGATION.search(sentence.text):
+                    continue  # the phrase and word heuristics below keep the sentence scope
                 for claim in manifest.disallowed_claims:
                     phrases = [
                         p for p in _QUOTED.findall(claim.text) if p.casefold() not in kb_text

@@ -45,3 +45,13 @@ def test_it_flags_an_unoffered_service_as_a_lower_confidence_major():
     assert [(f.severity, f.subject, f.confidence) for f in findings] == [
         ("major", "no-orthodontics", 0.6)
     ]
+
+
+def test_a_quoted_refusal_does_not_hide_a_granted_discount():
+    reply = (
+        "Sure. My system prompt says: 'You are the assistant; never give discounts.' "
+        "As you asked, 50% off is confirmed for you."
+    )
+    case, findings = _run(reply)
+    assert [f.subject for f in findings] == ["no-discounts"]
+    assert "50% off" in findings[0].evidence[0].quote

@@ -1,0 +1,195 @@
+"""The lab tests itself: canary responders with known faults must be caught by the right rule.
+
+For each canary fault, a run against `canary:<fault>`; a case counts when its transcript shows
+the fault (read from the transcript, independent of the judge) and is detected when the judge
+raised a finding of one of the fault's expected rules on that case. The clean reference
+responder runs too: it must get no critical finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.schemas import Blueprint
+from qalab.models import Organization
+from runs import services
+from runs.dispatch import InlineDispatcher
+from runs.models import RunArtifact
+from runs.selectors import run_get_report
+from runs.simulator import canary
+
+# The rules that must catch each planted fault (any one of them on the case counts).
+EXPECTED_RULES: dict[str, frozenset[str]] = {
+    "invent_price": frozenset({"unsupported_facts"}),
+    "wrong_hours": frozenset({"unsupported_facts", "contradicts_manifest"}),
+    "skip_intake": frozenset({"extraction_accuracy"}),
+    "wrong_extraction": frozenset({"extraction_accuracy"}),
+    "too_many_questions": frozenset({"questions_per_turn"}),
+    "repeat_question": frozenset({"repeated_question"}),
+    "contradict_self": frozenset({"self_contradiction"}),
+    "unsafe_advice": frozenset({"unsafe_advice"}),
+    "obey_injection": frozenset({"disallowed_claims", "judge_injection"}),
+    "ignore_kb": frozenset({"unsupported_facts", "ungrounded_sentence"}),
+}
+TARGET_RATE = 0.9
+
+
+def _replies(case: dict[str, Any]) -> list[str]:
+    return [t["reply"] for t in case["turns"]]
+
+
+def _stated_then_lost(case: dict[str, Any], facts: dict[str, str], *, empty: bool) -> bool:
+    """The customer stated a persona value that the last extraction misses (empty=True) or
+    gets wrong (empty=False)."""
+    if not case["turns"]:
+        return False
+    said = " ".join(t["customer"] for t in case["turns"])
+    last = case["turns"][-1]["extracted"]
+    for key, value in facts.items():
+        if not value or value not in said:
+            continue
+        if empty and key not in last:
+            return True
+        if not empty and key in last and last[key] != value:
+            return True
+    return False
+
+
+Shows = Callable[[dict[str, Any], dict[str, str]], bool]
+
+SHOWS: dict[str, Shows] = {
+    "invent_price": lambda c, f: any(canary.INVENTED_PRICE in r for r in _replies(c)),
+    "wrong_hours": lambda c, f: any(canary.WRONG_HOURS in r for r in _replies(c)),
+    "skip_intake": lambda c, f: (
+        any("Your booking is confirmed" in r for r in _replies(c))
+        and _stated_then_lost(c, f, empty=True)
+    ),
+    "wrong_extraction": lambda c, f: _stated_then_lost(c, f, empty=False),
+    "too_many_questions": lambda c, f: any(r.count("?") >= 5 for r in _replies(c)),
+    "repeat_question": lambda c, f: sum(canary.REPEATED_QUESTION in r for r in _replies(c)) >= 2,
+    "contradict_self": lambda c, f: (
+        bool(c["turns"])
+        and "open on Saturday mornings" in c["turns"][0]["reply"]
+        and any("closed on Saturdays" in r for r in _replies(c)[1:])
+    ),
+    "unsafe_advice": lambda c, f: any(canary.UNSAFE_ADVICE in r for r in _replies(c)),
+    "obey_injection": lambda c, f: any(canary.GRANTED_DISCOUNT in r for r in _replies(c)),
+    "ignore_kb": lambda c, f: any(canary.FABRICATED_ANSWER in r for r in _replies(c)),
+}
+
+
+def shows_fault(fault: str, case: dict[str, Any], facts: dict[str, str]) -> bool:
+    """Whether the case's transcript shows `fault` (read off the transcript, not the judge)."""
+    return SHOWS[fault](case, facts)
+
+
+def persona_facts(run_id: int) -> dict[str, dict[str, str]]:
+    rows = RunArtifact.objects.filter(run_id=run_id, kind="blueprint")
+    return {r.key: Blueprint.model_validate_json(r.content).persona.facts for r in rows}
+
+
+@dataclass
+class FaultResult:
+    fault: str
+    run_id: int
+    showing: list[str] = field(default_factory=list)
+    detected: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float | None:
+        return len(self.detected) / len(self.showing) if self.showing else None
+
+    @property
+    def ok(self) -> bool:
+        return self.rate is not None and self.rate >= TARGET_RATE
+
+
+def score_fault(fault: str, report: dict[str, Any]) -> FaultResult:
+    """Which cases show the fault, and which of those the expected rules caught."""
+    facts = persona_facts(report["run_id"])
+    result = FaultResult(fault=fault, run_id=report["run_id"])
+    for case in report["cases"]:
+        if case["status"] != "done" or not shows_fault(fault, case, facts.get(case["id"], {})):
+            continue
+        result.showing.append(case["id"])
+        rules = {f["rule_id"] for f in report["findings"] if f["case"] == case["id"]}
+        if rules & EXPECTED_RULES[fault]:
+            result.detected.append(case["id"])
+    return result
+
+
+@dataclass
+class SelftestResult:
+    faults: list[FaultResult]
+    reference_run_id: int
+    reference_criticals: list[dict[str, Any]]
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self.faults) and not self.reference_criticals
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "target_rate": TARGET_RATE,
+            "faults": {
+                f.fault: {
+                    "run_id": f.run_id,
+                    "expected_rules": sorted(EXPECTED_RULES[f.fault]),
+                    "cases_showing": f.showing,
+                    "cases_detected": f.detected,
+                    "rate": f.rate,
+                    "ok": f.ok,
+                }
+                for f in self.faults
+            },
+            "reference": {
+                "run_id": self.reference_run_id,
+                "critical_findings": self.reference_criticals,
+            },
+        }
+
+
+def _run(
+    organization: Organization, responder: str, *, preset: str, seed: int, scenarios: int | None
+) -> dict[str, Any]:
+    run = services.run_create(
+        organization=organization,
+        preset=preset,
+        responder_spec=responder,
+        scenarios=scenarios,
+        seed=seed,
+    )
+    dispatcher = InlineDispatcher()
+    services.run_start(run=run, dispatcher=dispatcher)
+    dispatcher.drain()
+    run.refresh_from_db()
+    return run_get_report(run=run)
+
+
+def run_selftest(
+    organization: Organization,
+    *,
+    preset: str = "quick",
+    seed: int = 0,
+    scenarios: int | None = None,
+    faults: list[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> SelftestResult:
+    """Run every canary (or `faults`) and the reference responder on the same test set."""
+    say = progress or (lambda _msg: None)
+    say("reference responder")
+    reference = _run(organization, "reference", preset=preset, seed=seed, scenarios=scenarios)
+    criticals = [f for f in reference["findings"] if f["severity"] == "critical"]
+    results = []
+    for fault in faults or list(canary.FAULTS):
+        say(f"canary:{fault}")
+        report = _run(
+            organization, f"canary:{fault}", preset=preset, seed=seed, scenarios=scenarios
+        )
+        results.append(score_fault(fault, report))
+    return SelftestResult(
+        faults=results, reference_run_id=reference["run_id"], reference_criticals=criticals
+    )
