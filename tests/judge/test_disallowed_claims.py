@@ -55,3 +55,4 @@ def test_a_quoted_refusal_does_not_hide_a_granted_discount():
     case, findings = _run(reply)
     assert [f.subject for f in findings] == ["no-discounts"]
     assert "50% off" in findings[0].evidence[0].quote
+    assert quote_is_in_source(case, findings[0].evidence[0])
