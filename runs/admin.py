@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -14,6 +15,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django_htmx.http import HttpResponseStopPolling
 
+from judge.rules import RULES
 from qalab.models import Organization
 from runs import services
 from runs.dispatch import CeleryDispatcher
@@ -101,8 +103,21 @@ class RunAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.report_view),
                 name=f"{prefix}_report",
             ),
+            path("rules/", self.admin_site.admin_view(self.rules_view), name=f"{prefix}_rules"),
             *super().get_urls(),
         ]
+
+    def rules_view(self, request: HttpRequest) -> HttpResponse:
+        """The rules catalog: every rule a finding can carry, and how scores are computed."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Rules catalog",
+            "rules": RULES,
+        }
+        return TemplateResponse(request, "admin/runs/run/rules.html", context)
 
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None

@@ -168,3 +168,15 @@ def test_it_shows_measured_fixture_noise(admin_client, demo_org):
     assert "Typo rate" in page and "Structure score" in page
     for case in run.cases.all():
         assert f"<td>{case.fixture_key}</td><td>" in page
+
+
+def test_it_shows_the_rules_catalog_and_the_formulas(admin_client, demo_org):
+    from judge.rules import RULES
+
+    page = admin_client.get(reverse("admin:runs_run_rules")).content.decode()
+    for rule in RULES:
+        assert f"<code>{rule.id}</code>".replace("<rule>", "&lt;rule&gt;") in page
+    assert "How scores are computed" in page
+    run = _finished_run(demo_org)
+    report = admin_client.get(reverse("admin:runs_run_report", args=[run.pk])).content.decode()
+    assert "How scores are computed" in report and "min_score_to_pass" in report
