@@ -30,7 +30,7 @@ from judge import gate
 from judge.actions import top_actions
 from judge.engine import judge_case
 from judge.llm_judge import ReviewResult, review_case
-from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Turn
+from judge.schemas import SEVERITY_ORDER, CaseTranscript, Evidence, Finding, JudgeConfig, Turn
 from qalab.llm import BudgetExceeded, get_engine
 from qalab.llm.base import QuotaExhausted
 from qalab.llm.prompts import prompt_hashes
@@ -693,6 +693,14 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
         errored_cases = run.cases.filter(status=CaseStatus.ERROR).order_by("scenario_key")
         findings.extend(_case_error_finding(c) for c in errored_cases)
         cases.update({c.scenario_key: c for c in errored_cases})
+        # Findings-first report order: critical -> major -> minor, then case and turn.
+        findings.sort(
+            key=lambda f: (
+                SEVERITY_ORDER[f.severity],
+                f.case_key,
+                -1 if f.turn_index is None else f.turn_index,
+            )
+        )
         run.findings.all().delete()
         run.top_actions.all().delete()
         rows = RunFinding.objects.bulk_create(

@@ -314,3 +314,37 @@ def test_it_limits_how_many_cases_talk_to_the_responder_at_once(tmp_path):
     assert report["status"] == RunStatus.DONE, report["error"]
     assert code in (0, 1)
     assert 1 <= bot.max_in_flight <= 2
+
+
+def test_a_report_is_findings_first_and_complete(demo_org, tmp_path):
+    _, report = qalab_run(
+        "--org",
+        "demo",
+        "--inline",
+        "--seed",
+        "12",
+        "--responder",
+        "canary:invent_price+too_many_questions+wrong_extraction",
+        tmp_path=tmp_path,
+    )
+    findings = report["findings"]
+    order = {"critical": 0, "major": 1, "minor": 2}
+    assert {"critical", "major"} <= {f["severity"] for f in findings}
+    assert [order[f["severity"]] for f in findings] == sorted(
+        order[f["severity"]] for f in findings
+    )
+    fields = {
+        "id", "rule_id", "severity", "case", "turn", "subject", "evidence", "rationale", "fix",
+        "effort", "confidence", "detector", "fingerprint", "confirmed",
+    }  # fmt: skip
+    for f in findings:
+        assert fields <= set(f), set(f) ^ fields
+        assert f["evidence"] and all(e["quote"] and e["source"] for e in f["evidence"])
+        assert f["fix"]["target"] in ("kb", "skill", "prompt", "pipeline") and f["fix"]["text"]
+        assert f["effort"] in ("S", "M", "L") and 0 <= f["confidence"] <= 1
+    ids = {f["id"] for f in findings}
+    assert 1 <= len(report["top_actions"]) <= 5
+    for action in report["top_actions"]:
+        assert action["finding_ids"] and set(action["finding_ids"]) <= ids
+    confirmed_critical = any(f["severity"] == "critical" and f["confirmed"] for f in findings)
+    assert (report["verdict"] == "FAIL_CRITICAL") == confirmed_critical
