@@ -1,0 +1,397 @@
+"""Groundedness: how well a knowledge text supports a response, as a score in [0, 1].
+
+Pure Python (no Django, no model, nothing downloaded). `support_score(knowledge, response,
+history)` is a small fixed logistic model over six lexical features of the response against
+the knowledge. Tokens are lower-cased words with light stemming; numbers, number words
+("two" = "2"), currency signs and words ("€" = "eur"), "minutes"/"mins", weekday and month
+names ("Mondays" = "mon") are normalised first. Function words (articles, prepositions,
+auxiliaries: FUNCTION_WORDS) are left out; pronouns and discourse words ("yes", "I", "you")
+are deliberately kept, because a response made of them is conversation, not a statement the
+knowledge supports.
+
+- `coverage`: share of the response's tokens whose stem occurs in the knowledge; a token found
+  only in `history` (the previous turn, which a response may legitimately echo) counts
+  HISTORY_WEIGHT (half).
+- `novel`: log(1 + tokens absent from the knowledge), the absolute count, so one long invented
+  clause weighs more than one stray word. History does not excuse novelty: on the dev data a
+  response that repeats the other speaker's words is more often *not* attributable.
+- `local`: best share of the tokens covered by one window of LOCAL_WINDOW (2) consecutive
+  knowledge sentences or lines; a reply that stitches a fact from one place onto a subject
+  from another loses here while `coverage` stays high.
+- `bigram`: share of the response's adjacent token pairs that occur adjacently in the
+  knowledge (relation and word order, not only vocabulary).
+- `question`: share of the response's sentences that ask something (states nothing).
+- `personal`: 1 when the response uses a first-person pronoun the knowledge does not use (an
+  opinion or experience: "I love that one", "mine is white").
+
+Model: P(ungrounded) = sigmoid(INTERCEPT + sum of COEFFICIENTS[f] * f), support_score =
+1 - P(ungrounded). The coefficients come from one L2-regularised logistic regression (lambda 1,
+Newton steps) on both BEGIN dev files (/work/shared/data, Dziri et al. 2022: "Fully
+attributable" = grounded, "Not fully attributable" = ungrounded, "Generic" dropped), each file
+weighted equally, rounded to 2 decimals. Fitting on one file alone gives the same signs and
+similar sizes (WoW: -0.95, 2.83, -1.16, -1.13, 1.05, 0.93, intercept -1.01; CMU-DoG: -1.51,
+2.01, -1.28, -1.39, 1.80, 0.73, intercept 1.26). Figures, ungrounded = positive class, score =
+1 - support (`manage.py qalab_calibrate` recomputes them on any labelled JSONL file):
+
+| dev file | N (ungr.) | baseline | shipped | fit on other file | 5-fold CV | bal. acc. (P, R) |
+|---|---|---|---|---|---|---|
+| WoW | 430 (250) | 0.932 | 0.970 | 0.969 | 0.966 | 0.913 (0.96, 0.88) |
+| CMU-DoG | 337 (278) | 0.954 | 0.980 | 0.978 | 0.976 | 0.925 (0.98, 0.94) |
+
+(AUROC columns; "fit on other file" = coefficients fitted on the other dev file alone; the
+balanced accuracy, precision and recall are at UNGROUNDED_THRESHOLD with the shipped model.)
+
+The baseline is `baseline_support`: the share of the response's content words (a standard
+English stop-word list removed) found in the knowledge.
+
+UNGROUNDED_THRESHOLD = 0.3: a response (or reply sentence) is ungrounded when its support is
+below it. Balanced accuracy is flat (0.90-0.94) for thresholds 0.2-0.5 on both files; 0.3 sits
+in that plateau on the side of fewer false alarms (specificity 0.95 / 0.92).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+UNGROUNDED_THRESHOLD = 0.3
+
+# Fitted on the BEGIN dev files (see the module docstring); P(ungrounded) = sigmoid(z).
+INTERCEPT = 1.09
+COEFFICIENTS: dict[str, float] = {
+    "coverage": -1.61,
+    "novel": 2.22,
+    "local": -1.69,
+    "bigram": -1.76,
+    "question": 2.26,
+    "personal": 0.95,
+}
+
+# Words too common to count as support or as novelty: articles, prepositions, auxiliaries and
+# a few pronouns that every text uses. Personal pronouns (I, my, you) and discourse words stay.
+_FUNCTION_TEXT = """a an the of to in on at by for with from as and or but is are was were be
+    been being it its this that these those has have had do does did not so than then there
+    their they he she his her him which who whom what when where how also one ones"""
+FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+_FIRST_PERSON_TEXT = (
+    "i me my mine myself i'm i've i'd i'll we us our ours ourselves we're we've we'd we'll"
+)
+FIRST_PERSON = frozenset(_FIRST_PERSON_TEXT.split())
+HISTORY_WEIGHT = 0.5
+LOCAL_WINDOW = 2
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_ZERO_CENTS = re.compile(r"(?<=\d)[.,]00\b")
+_CLOCK_12H = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\b\.?")
+_SYMBOLS = {"€": " eur ", "$": " usd ", "£": " gbp ", "%": " percent ", "&": " and "}
+# "one" is left out on purpose: it is mostly a pronoun ("one for the impression").
+_NUMBER_TEXT = (
+    "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_CALENDAR_TEXT = (
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "june july august september october november december"
+)
+_NORMAL: dict[str, str] = {
+    **{w: str(i) for i, w in enumerate(_NUMBER_TEXT.split())},
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "sixty": "60",
+    "hundred": "100",
+    "thousand": "1000",
+    "first": "1st",
+    "second": "2nd",
+    "third": "3rd",
+    "euro": "eur",
+    "euros": "eur",
+    "dollar": "usd",
+    "dollars": "usd",
+    "pounds": "gbp",
+    "minutes": "min",
+    "minute": "min",
+    "mins": "min",
+    "hours": "hour",
+    "hrs": "hour",
+    "hr": "hour",
+    **{day: day[:3] for day in _CALENDAR_TEXT.split()},
+    **{f"{day}days": day[:3] for day in ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")},
+    "tues": "tue",
+    "thur": "thu",
+    "thurs": "thu",
+    "sept": "sep",
+}
+_SUFFIXES = (
+    "ational",
+    "ization",
+    "fulness",
+    "ousness",
+    "iveness",
+    "ations",
+    "ation",
+    "ements",
+    "ement",
+    "ments",
+    "ment",
+    "ness",
+    "ingly",
+    "edly",
+    "ings",
+    "ing",
+    "ies",
+    "ied",
+    "ers",
+    "er",
+    "est",
+    "ly",
+    "ed",
+    "es",
+    "s",
+)
+
+
+def _clock_24h(match: re.Match[str]) -> str:
+    hour, minutes, half = int(match.group(1)), match.group(2) or "00", match.group(3)
+    if hour > 12:
+        return match.group(0)
+    hour = hour % 12 + (12 if half == "p" else 0)
+    return f"{hour}:{minutes}"
+
+
+def clock_24h(text: str) -> str:
+    """12-hour clock times in 24-hour form: "6pm" -> "18:00", "9.30 am" -> "9:30"."""
+    return _CLOCK_12H.sub(_clock_24h, text)
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens with numbers, currencies, 12-hour clock times, days and months
+    normalised."""
+    text = text.casefold().replace("’", "'")
+    for symbol, word in _SYMBOLS.items():
+        text = text.replace(symbol, word)
+    text = _ZERO_CENTS.sub("", clock_24h(text))
+    return [
+        str(int(w)) if w.isdigit() and len(w) < 10 else _NORMAL.get(w, w)
+        for w in _TOKEN.findall(text)
+    ]
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: "prices"/"priced" -> "pric", "cleaning" -> "clean"."""
+    if word[:1].isdigit():
+        return word
+    if word.endswith("'s"):
+        word = word[:-2]
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences and lines of `text`, stripped, non-empty."""
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+
+
+@dataclass(frozen=True)
+class Features:
+    """The model's inputs for one response (see the module docstring)."""
+
+    coverage: float
+    novel: float
+    local: float
+    bigram: float
+    question: float
+    personal: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {name: getattr(self, name) for name in COEFFICIENTS}
+
+
+class Knowledge:
+    """A knowledge text prepared once for scoring many responses against it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.raw = frozenset(tokens(text))
+        sequence = [stem(w) for w in tokens(text)]
+        self.stems = frozenset(sequence)
+        self.bigrams = frozenset(pairwise(sequence))
+        units = [frozenset(stem(w) for w in tokens(s)) for s in sentences(text)]
+        width = min(LOCAL_WINDOW, len(units)) or 1
+        self.windows = [
+            frozenset().union(*units[i : i + width]) for i in range(max(1, len(units) - width + 1))
+        ]
+
+
+def features(
+    knowledge: str | Knowledge,
+    response: str,
+    history: str = "",
+    *,
+    ignore: Iterable[str] = (),
+) -> Features:
+    """The six features of `response` against `knowledge` (history echoes count half; words
+    of `ignore` are dropped from the response first)."""
+    know = knowledge if isinstance(knowledge, Knowledge) else Knowledge(knowledge)
+    ignored = frozenset(stem(w) for text in ignore for w in tokens(text))
+    sequence = [w for w in tokens(response) if stem(w) not in ignored]
+    raw = [w for w in sequence if w not in FUNCTION_WORDS]
+    history_stems = frozenset(stem(w) for w in tokens(history))
+    stems = [stem(w) for w in raw]
+    support = sum(
+        1.0 if s in know.stems else HISTORY_WEIGHT if s in history_stems else 0.0 for s in stems
+    )
+    unsupported = sum(s not in know.stems for s in stems)
+    if stems:
+        coverage = support / len(stems)
+        local = max(sum(s in window for s in stems) for window in know.windows) / len(stems)
+    else:
+        coverage = local = 1.0
+    pairs = [(stem(a), stem(b)) for a, b in pairwise(sequence)]
+    bigram = sum(p in know.bigrams for p in pairs) / len(pairs) if pairs else coverage
+    parts = sentences(response)
+    question = sum("?" in p for p in parts) / len(parts) if parts else 0.0
+    personal = any(w in FIRST_PERSON and w not in know.raw for w in raw)
+    return Features(
+        coverage=coverage,
+        novel=math.log1p(unsupported),
+        local=local,
+        bigram=bigram,
+        question=question,
+        personal=float(personal),
+    )
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def score_features(values: Features) -> float:
+    """Support in [0, 1] from the features: 1 - P(ungrounded) of the fixed logistic model."""
+    z = INTERCEPT + sum(COEFFICIENTS[k] * v for k, v in values.as_dict().items())
+    return 1.0 - _sigmoid(z)
+
+
+def support_score(
+    knowledge: str | Knowledge,
+    response: str,
+    history: str = "",
+    *,
+    ignore: Iterable[str] = (),
+) -> float:
+    """How well `knowledge` supports `response`, in [0, 1] (higher = better supported).
+
+    `history` is text the response may legitimately echo (the previous turn); `ignore` lists
+    words that are never evidence either way (an assistant's own voice: "we", "our", "you")."""
+    return score_features(features(knowledge, response, history, ignore=ignore))
+
+
+def sentence_scores(
+    knowledge: str | Knowledge,
+    response: str,
+    history: str = "",
+    *,
+    ignore: Iterable[str] = (),
+) -> list[tuple[str, float]]:
+    """(sentence, support_score) for every sentence of `response`, in order."""
+    know = knowledge if isinstance(knowledge, Knowledge) else Knowledge(knowledge)
+    return [(s, support_score(know, s, history, ignore=ignore)) for s in sentences(response)]
+
+
+# --------------------------------------------------------------------------- baseline, metrics
+
+_BASELINE_STOP_TEXT = """a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves"""
+BASELINE_STOPWORDS = frozenset(_BASELINE_STOP_TEXT.split())
+
+
+def baseline_support(knowledge: str, response: str) -> float:
+    """The trivial baseline: share of the response's content words found in the knowledge."""
+    known = set(_TOKEN.findall(knowledge.casefold()))
+    content = [w for w in _TOKEN.findall(response.casefold()) if w not in BASELINE_STOPWORDS]
+    if not content:
+        return 1.0
+    return sum(w in known for w in content) / len(content)
+
+
+def auroc(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """Area under the ROC curve of `scores` for the positive `labels`, by the rank-sum
+    (Mann-Whitney) statistic; tied scores share their mean rank (count half). Needs both
+    classes."""
+    if len(scores) != len(labels):
+        raise ValueError("scores and labels differ in length")
+    positives = sum(1 for label in labels if label)
+    negatives = len(labels) - positives
+    if positives == 0 or negatives == 0:
+        raise ValueError("AUROC needs at least one positive and one negative")
+    order = sorted(range(len(scores)), key=lambda i: scores[i])
+    rank_sum = 0.0
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and scores[order[j + 1]] == scores[order[i]]:
+            j += 1
+        mean_rank = (i + j) / 2 + 1
+        rank_sum += mean_rank * sum(1 for k in order[i : j + 1] if labels[k])
+        i = j + 1
+    return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+@dataclass(frozen=True)
+class Confusion:
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def specificity(self) -> float:
+        return self.tn / (self.tn + self.fp) if self.tn + self.fp else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    @property
+    def balanced_accuracy(self) -> float:
+        return (self.recall + self.specificity) / 2
+
+
+def confusion(predicted: Sequence[bool], labels: Sequence[bool]) -> Confusion:
+    """Counts of predicted vs true positives."""
+    pairs = list(zip(predicted, labels, strict=True))
+    return Confusion(
+        tp=sum(1 for p, t in pairs if p and t),
+        fp=sum(1 for p, t in pairs if p and not t),
+        tn=sum(1 for p, t in pairs if not p and not t),
+        fn=sum(1 for p, t in pairs if not p and t),
+    )
