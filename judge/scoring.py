@@ -4,15 +4,16 @@ Per case, each dimension is in [0, 1], or None when it does not apply:
 
 - groundedness = 1 - U / F, where F = reply sentences that state a checkable fact (a money
   amount, time, duration, percentage, phone, email or URL) or that a groundedness finding
-  (`unsupported_facts`, `disallowed_claims`) cites, and U = the sentences among them that such a
-  finding cites. 1.0 when F = 0 (nothing factual was said); None when the case has no reply.
+  (`unsupported_facts`, `contradicts_manifest`, `disallowed_claims`, `ungrounded_sentence`)
+  cites, and U = the sentences among them that such a finding cites. 1.0 when F = 0 (nothing
+  factual was said); None when the case has no reply.
 - extraction_accuracy = C / S, where S = intake fields (manifest) whose persona value the
   customer actually stated in a message, and C = those whose last extracted value matches the
   persona value (case/space-insensitive; phones by digits; dates by day; times by HH:MM).
   None when S = 0 (the customer stated no intake field).
 - conversation_quality = clamp(1 - 0.15 * minor - 0.30 * major - 0.50 * critical, 0, 1),
   counting findings of the conversation rules (`questions_per_turn`, `repeated_question`,
-  `final_status`). None when the case has no turn.
+  `self_contradiction`, `final_status`, `judge_injection`). None when the case has no turn.
 - overall = weighted mean of the applicable dimensions with weights groundedness 0.40,
   extraction_accuracy 0.35, conversation_quality 0.25, renormalized over those that apply
   (0.0 when none applies). Example: g = 0.5, e = None, q = 0.7 ->
@@ -35,8 +36,18 @@ from judge.facts import extract_facts
 from judge.schemas import CaseJudgement, CaseScores, CaseTranscript, Finding, JudgeConfig, RunScores
 from judge.text import split_sentences
 
-GROUNDEDNESS_RULES = frozenset({"unsupported_facts", "disallowed_claims"})
-CONVERSATION_RULES = frozenset({"questions_per_turn", "repeated_question", "final_status"})
+GROUNDEDNESS_RULES = frozenset(
+    {"unsupported_facts", "contradicts_manifest", "disallowed_claims", "ungrounded_sentence"}
+)
+CONVERSATION_RULES = frozenset(
+    {
+        "questions_per_turn",
+        "repeated_question",
+        "self_contradiction",
+        "final_status",
+        "judge_injection",
+    }
+)
 CONVERSATION_PENALTY = {"minor": 0.15, "major": 0.30, "critical": 0.50}
 WEIGHTS = {"groundedness": 0.40, "extraction_accuracy": 0.35, "conversation_quality": 0.25}
 

@@ -16,6 +16,10 @@ REGISTRY: dict[str, str] = {
     "repeated_question": "judge.checks.repeated_question.RepeatedQuestion",
     "final_status": "judge.checks.final_status.FinalStatus",
     "unsafe_advice": "judge.checks.unsafe_advice.UnsafeAdvice",
+    "ungrounded_sentence": "judge.checks.groundedness.Groundedness",
+    "contradicts_manifest": "judge.checks.contradicts_manifest.ContradictsManifest",
+    "self_contradiction": "judge.checks.self_contradiction.SelfContradiction",
+    "judge_injection": "judge.checks.judge_injection.JudgeInjection",
 }
 
 

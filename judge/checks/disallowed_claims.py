@@ -34,6 +34,11 @@ def _negated(text: str, start: int, end: int) -> bool:
     return bool(_NEGATION.search(text[left:right]))
 
 
+# Sending the customer elsewhere for something names it without claiming to offer it.
+_REFERRAL = re.compile(
+    r"\b(?:specialist|elsewhere|another (?:practice|clinic|dentist)|refer(?:ral|red)?|referring)\b",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(r"(?<!\w)'([^']{3,})'(?!\w)|\"([^\"]{3,})\"|“([^”]{3,})”")
 # Words of a claim's description that say nothing about its content.
 _GENERIC = frozenset(
@@ -59,7 +64,8 @@ class DisallowedClaims(Check):
     """Guarantees: a reply sentence that (without negation) uses discount or guarantee language
     absent from the fixture, or a manifest claim's quoted phrase, yields a critical finding; a
     sentence that only shares a distinctive KB-external word with a manifest claim yields a major
-    finding of lower confidence (a heuristic alone never gates the run)."""
+    finding of lower confidence (a heuristic alone never gates the run), unless the sentence
+    refers the customer elsewhere ("a specialist", "refer you")."""
 
     check_id = "disallowed_claims"
 
@@ -125,6 +131,8 @@ class DisallowedClaims(Check):
                         continue
                     if claim.kind in _LEXICONS or claim.kind == "wrong_hours":
                         continue  # covered by the lexicons above and by unsupported_facts
+                    if _REFERRAL.search(sentence.text):
+                        continue  # "you'd need a specialist for Invisalign" offers nothing
                     said = set(words(sentence.text))
                     terms = [t for t in _claim_terms(claim, kb_words) if t in said]
                     if terms:

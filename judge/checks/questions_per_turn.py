@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import Sentence, split_sentences
 
+# A '?' inside a link ("https://example.ie/book?service=clean") asks nothing.
+_URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+
 
 def question_sentences(reply: str) -> list[Sentence]:
-    """Sentences of a reply that ask something (contain a '?')."""
-    return [s for s in split_sentences(reply) if "?" in s.text]
+    """Sentences of a reply that ask something (contain a '?' outside a link)."""
+    return [s for s in split_sentences(reply) if "?" in _URL.sub("", s.text)]
 
 
 class QuestionsPerTurn(Check):

@@ -28,8 +28,13 @@ class _Asked:
     exact: bool = True
 
 
+def _stem(word: str) -> str:
+    """'suits' -> 'suit', 'numbers' -> 'number' ('address' stays)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _tokens(question: str) -> frozenset[str]:
-    return frozenset(w for w in words(question) if w not in _FILLER)
+    return frozenset(_stem(w) for w in words(question) if w not in _FILLER)
 
 
 def _similarity(a: frozenset[str], b: frozenset[str]) -> float:
@@ -38,7 +43,7 @@ def _similarity(a: frozenset[str], b: frozenset[str]) -> float:
 
 class RepeatedQuestion(Check):
     """Guarantees: a question asked in one turn and asked again (same content words after
-    dropping politeness and question words, Jaccard >= 0.8) in a later turn yields one finding per question: minor when asked twice, major when
+    dropping politeness and question words and a plural 's', Jaccard >= 0.8) in a later turn yields one finding per question: minor when asked twice, major when
     asked three or more times; evidence quotes every occurrence."""
 
     check_id = "repeated_question"

@@ -298,3 +298,51 @@ def test_generation_stays_within_30_percent_of_the_quick_budget(demo_org, tmp_pa
     used = report["tokens"]["by_role"]["generator"]
     print(f"generation with the openai engine: {used} tokens of 50,000 ({used / 500:.1f}%)")
     assert 0 < used <= 0.30 * 50_000
+
+
+def _invented_quotes_brain(body: dict) -> dict | None:
+    """An LLM judge that reports schema-valid findings whose quotes are invented."""
+    fmt = body.get("response_format") or {}
+    title = ((fmt.get("json_schema") or {}).get("schema") or {}).get("title")
+    if title == "LlmReview":
+        return {
+            "findings": [
+                {
+                    "rule_id": "unsupported_fact",
+                    "severity": "critical",
+                    "turn": 0,
+                    "quote": "We guarantee perfectly white teeth forever",
+                    "rationale": "made up",
+                    "fix_target": "prompt",
+                    "fix_text": "n/a",
+                    "effort": "S",
+                }
+            ]
+        }
+    return notes_brain(body)
+
+
+def test_no_llm_finding_with_an_invented_quote_reaches_the_report(demo_org, tmp_path):
+    with (
+        FakeOpenAI(seed=9, brain=_invented_quotes_brain) as server,
+        openai_settings(server),
+    ):
+        _, report = qalab_run(
+            "--org",
+            "demo",
+            "--inline",
+            "--seed",
+            "14",
+            "--scenarios",
+            "3",
+            "--responder",
+            "python:tests.responders:judge_injector",
+            tmp_path=tmp_path,
+        )
+    assert report["status"] == RunStatus.DONE, report["error"]
+    assert not [f for f in report["findings"] if f["detector"] == "llm"]
+    assert report["summary"]["unsupported_findings"] == 3  # one invented quote per case
+    # The reply aimed at the judge does not silence it: the real findings and an injection one.
+    rules = {f["rule_id"] for f in report["findings"]}
+    assert {"unsupported_facts", "judge_injection"} <= rules
+    assert report["verdict"] == "FAIL_CRITICAL"

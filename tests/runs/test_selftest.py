@@ -1,0 +1,34 @@
+"""`qalab_selftest`: the lab catches every planted canary fault with the expected rule."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from runs.selftest import EXPECTED_RULES
+from runs.simulator import canary
+
+
+def test_every_fault_has_expected_rules():
+    assert set(EXPECTED_RULES) == set(canary.FAULTS)
+
+
+def test_selftest_detects_every_canary_and_clears_the_reference(demo_org, tmp_path, capsys):
+    out = tmp_path / "selftest.json"
+    call_command("qalab_selftest", "--seed", "3", "--json", str(out))
+    result = json.loads(out.read_text())
+    assert result["ok"] is True
+    for fault, row in result["faults"].items():
+        assert row["cases_showing"], fault  # the Quick set gives every fault a chance to show
+        assert row["rate"] >= 0.9, (fault, row)
+    assert result["reference"]["critical_findings"] == []
+    printed = capsys.readouterr().out
+    assert "invent_price" in printed and "clean reference responder" in printed
+
+
+def test_selftest_fails_loudly_on_an_unknown_org(db):
+    with pytest.raises(CommandError, match="no organization"):
+        call_command("qalab_selftest", "--org", "nope")
