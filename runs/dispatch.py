@@ -74,6 +74,14 @@ class InlineDispatcher:
 
         self._queue.append(("reporting", lambda: services.run_report(run_id=run_id)))
 
+    def run_next(self) -> str | None:
+        """Run only the next queued step (tests use it to stop between stages); its stage."""
+        if not self._queue:
+            return None
+        stage, step = self._queue.popleft()
+        step()
+        return stage
+
     def drain(self) -> None:
         simulated = 0
         while self._queue:

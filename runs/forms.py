@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 
 from qalab.models import Organization
+from runs.models import TriageState
 from runs.presets import PRESETS
 
 
@@ -42,3 +43,30 @@ class StartRunForm(forms.Form):
         self.fields["organization"].queryset = organizations
         if organizations.count() == 1:
             self.fields["organization"].initial = organizations.first()
+
+
+class FindingIdsField(forms.Field):
+    """The ids of the findings ticked in the report (one `finding` value per checkbox)."""
+
+    widget = forms.MultipleHiddenInput
+    default_error_messages = {
+        "required": "select at least one finding",
+        "invalid": "finding ids must be whole numbers",
+    }
+
+    def to_python(self, value: Any) -> list[int]:
+        if not value:
+            return []
+        values = value if isinstance(value, list | tuple) else [value]
+        try:
+            return [int(v) for v in values]
+        except (TypeError, ValueError) as exc:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from exc
+
+
+class TriageForm(forms.Form):
+    """One triage decision applied to one or several findings of a run."""
+
+    finding = FindingIdsField()
+    state = forms.ChoiceField(choices=TriageState.choices)
+    note = forms.CharField(required=False, max_length=2000, strip=True)

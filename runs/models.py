@@ -111,6 +111,8 @@ class CaseStatus(models.TextChoices):
     DONE = "done"
     ERROR = "error"
     SKIPPED_BUDGET = "skipped_budget"
+    # Never started: the run was cancelled while the case waited for a slot.
+    CANCELLED = "cancelled"
 
 
 PENDING_CASE_STATUSES = (CaseStatus.QUEUED, CaseStatus.RUNNING)
@@ -256,3 +258,72 @@ class LlmCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}/{self.purpose}"
+
+
+# --------------------------------------------------------------------------- review
+# Reviewers' work on a run lives in these tables, outside the run's immutable rows: the
+# database triggers that freeze a locked run (migration 0002) do not cover them.
+
+
+class TriageState(models.TextChoices):
+    OPEN = "open"
+    CONFIRMED = "confirmed"
+    FALSE_POSITIVE = "false_positive", "false positive"
+    FIXED = "fixed"
+    WONT_FIX = "wont_fix", "won't fix"
+
+
+class FindingTriage(models.Model):
+    """One triage decision on a finding. Append-only: the newest row of a finding is its state,
+    the older ones are its audit trail. A finding without a row is `open`."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="triage")
+    finding = models.ForeignKey(RunFinding, on_delete=models.CASCADE, related_name="triage")
+    state = models.CharField(max_length=20, choices=TriageState.choices)
+    note = models.TextField(blank=True)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "qa_finding_triage"
+        ordering = ["finding", "-id"]
+        indexes = [models.Index(fields=["run", "finding"], name="qa_triage_run_finding")]
+
+    def __str__(self) -> str:
+        return f"{self.finding_id}: {self.state}"
+
+
+class PromotedFixture(models.Model):
+    """A fixture written into QALAB_FIXTURES_DIR: who, when, where, and the hashes.
+
+    One row per fixture content and organization, so a second promote of the same fixture
+    (from this run or a re-run on the same test set) finds the file already written.
+    """
+
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="promoted_fixtures"
+    )
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="promoted_fixtures")
+    case_key = models.CharField(max_length=50)
+    fixture_key = models.CharField(max_length=50)
+    fixture_sha256 = models.CharField(max_length=64)
+    path = models.CharField(max_length=1000)
+    sha256 = models.CharField(max_length=64, help_text="of the written file")
+    promoted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "qa_promoted_fixtures"
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organization", "fixture_sha256"], name="uniq_promoted_fixture"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.path

@@ -139,8 +139,10 @@ def test_it_refuses_start_without_permission(client, django_user_model, demo_org
     response = client.post(
         reverse("admin:runs_run_start"), {"organization": demo_org.pk, "preset": "quick"}
     )
-    assert response.status_code == 302
+    assert response.status_code == 403
     assert Run.objects.count() == 0
+    changelist = client.get(reverse("admin:runs_run_changelist")).content.decode()
+    assert "Start run" not in changelist
 
 
 def test_it_reruns_a_report_on_the_same_test_set(admin_client, demo_org):
