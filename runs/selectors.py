@@ -111,7 +111,7 @@ def _triage_dict(t: FindingTriage | None) -> dict[str, Any]:
 def run_triage_latest(*, run: Run) -> dict[int, FindingTriage]:
     """The current triage decision of each triaged finding of the run (newest row wins)."""
     latest: dict[int, FindingTriage] = {}
-    rows = FindingTriage.objects.filter(run=run).order_by("-id")
+    rows = FindingTriage.objects.filter(run=run).select_related("reviewer").order_by("-id")
     for row in rows:
         latest.setdefault(row.finding_id, row)
     return latest

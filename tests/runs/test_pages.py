@@ -278,7 +278,7 @@ def test_delta_against_the_previous_run_and_a_chosen_one(admin_client, demo_org)
     assert first.verdict in verdict and "FAIL_CRITICAL" in verdict
     third = _finished_run(demo_org)
     chosen = admin_client.get(_url("delta", third.pk) + f"?against={first.pk}").content.decode()
-    assert "chosen run" in chosen and f"vs <a href=\"{_url('report', first.pk)}\">#{first.pk}" in (
+    assert "chosen run" in chosen and f'vs <a href="{_url("report", first.pk)}">#{first.pk}' in (
         chosen
     )
     assert admin_client.get(_url("delta", third.pk) + "?against=999999").status_code == 404
