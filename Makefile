@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: demo test lint format bench install clean
+.PHONY: demo test lint format bench install clean chromium
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,8 +25,19 @@ demo: $(STAMP)
 	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py qalab_demo_user
 	env -u DATABASE_URL -u CELERY_BROKER_URL bash scripts/demo.sh
 
-## test: the whole suite against Postgres and Redis on localhost.
-test: $(STAMP)
+## chromium: Debian's chromium for the browser tests (tests/browser), installed with apt-get when
+## missing and possible (root). Never fails the build: without it those tests are skipped.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || test -x "$${QALAB_CHROMIUM:-/usr/bin/chromium}" || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  echo "installing chromium (apt-get) for the browser tests" && \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	    { apt-get update -qq >/dev/null 2>&1 && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; }; }; } || \
+	echo "no chromium: the browser tests will be skipped"
+
+## test: the whole suite against Postgres and Redis on localhost (browser tests included).
+test: $(STAMP) chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \

@@ -27,7 +27,6 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
-from django_htmx.http import HttpResponseStopPolling
 
 from judge.rules import RULES
 from qalab.models import Organization
@@ -269,11 +268,6 @@ class RunAdmin(admin.ModelAdmin):
 
     def report_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         run = self._run(request, object_id)
-        if request.htmx and run.is_final:
-            # Stop polling and make the page reload into the full report.
-            response = HttpResponseStopPolling()
-            response["HX-Refresh"] = "true"
-            return response
         progress = run_get_progress(run=run)
         context = self._context(
             request,
@@ -284,7 +278,7 @@ class RunAdmin(admin.ModelAdmin):
             can_cancel=request.user.has_perm("qalab.start_run")
             and run.status in services.CANCELLABLE_STATUSES,
         )
-        if request.htmx:
+        if request.htmx and not run.is_final:
             return TemplateResponse(request, "admin/runs/run/report.html#progress", context)
         report = run_get_report(run=run)
         findings = report["findings"]
@@ -306,6 +300,10 @@ class RunAdmin(admin.ModelAdmin):
             snapshot=_snapshot_rows(run),
             delta=report.get("delta"),
         )
+        if request.htmx:
+            # The last poll: the banner turns into the verdict (no hx-trigger left, so polling
+            # stops) and the report body arrives out of band, in place, without a reload.
+            return TemplateResponse(request, "admin/runs/run/report.html#final", context)
         return TemplateResponse(request, "admin/runs/run/report.html", context)
 
     def cancel_view(self, request: HttpRequest, object_id: int) -> HttpResponse:

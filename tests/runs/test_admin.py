@@ -119,8 +119,12 @@ def test_it_polls_progress_until_the_run_is_final(admin_client, demo_org):
     services.run_start(run=run, dispatcher=d)
     d.drain()
     final = admin_client.get(url, headers={"HX-Request": "true"})
-    assert final.status_code == 286  # htmx: stop polling
-    assert final["HX-Refresh"] == "true"
+    html = final.content.decode()
+    assert final.status_code == 200 and "<html" not in html
+    assert "hx-trigger" not in html  # the verdict banner no longer polls
+    run.refresh_from_db()
+    assert run.verdict in html
+    assert 'id="qa-report-body" hx-swap-oob="true"' in html and 'id="findings"' in html
 
 
 def test_it_shows_only_runs_of_member_organizations(client, django_user_model, demo_org):
