@@ -10,6 +10,7 @@ Every state-changing action is a POST behind the admin's CSRF protection and its
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from django.contrib import admin, messages
@@ -282,6 +283,7 @@ class RunAdmin(admin.ModelAdmin):
             return TemplateResponse(request, "admin/runs/run/report.html#progress", context)
         report = run_get_report(run=run)
         findings = report["findings"]
+        groups = group_findings(findings)
         context.update(
             report=report,
             can_rerun=request.user.has_perm("qalab.start_run")
@@ -289,10 +291,10 @@ class RunAdmin(admin.ModelAdmin):
             and run.artifacts.filter(kind="manifest").exists(),
             can_triage=request.user.has_perm("qalab.triage_finding") and bool(findings),
             triage_states=TriageState.choices,
-            findings_by_severity=[
-                (sev, [f for f in findings if f["severity"] == sev]) for sev in SEVERITIES
+            groups_by_severity=[
+                (sev, [g for g in groups if g["severity"] == sev]) for sev in SEVERITIES
             ],
-            findings_by_id={f["id"]: f for f in findings},
+            actions=_actions_with_groups(report["top_actions"], groups),
             token_roles=[
                 (role, used, min(100, round(100 * used / max(1, report["tokens"]["budget"]))))
                 for role, used in report["tokens"]["by_role"].items()
@@ -345,7 +347,7 @@ class RunAdmin(admin.ModelAdmin):
             messages.error(request, f"Nothing triaged: {exc}")
             return HttpResponseRedirect(self._report_url(run, "#findings"))
         label = TriageState(form.cleaned_data["state"]).label
-        messages.success(request, f"{len(rows)} finding(s) marked {label}.")
+        messages.success(request, f"{len(rows)} finding(s) marked {label.lower()}.")
         return HttpResponseRedirect(self._report_url(run, f"#finding-{rows[0].finding_id}"))
 
     # ------------------------------------------------------------------ case and promote
@@ -444,6 +446,54 @@ class RunAdmin(admin.ModelAdmin):
         )
         response["Content-Disposition"] = f'attachment; filename="qalab-run-{run.pk}.md"'
         return response
+
+
+def group_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Findings with the same severity and fingerprint (rule + subject: the same invented price
+    in every reply, the same wrong hours in ten cases) as one group, in the report's order.
+
+    Each group shows its first finding's evidence and fix, lists every occurrence (case, turn)
+    and triages all its findings at once; its state is the common state or "mixed".
+    """
+    labels = dict(TriageState.choices)
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for f in findings:
+        key = (f["severity"], f["fingerprint"])
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {"severity": f["severity"], "finding": f, "items": []}
+        group["items"].append(f)
+    for group in groups.values():
+        items = group["items"]
+        states = Counter(f["triage"]["state"] for f in items)
+        group["ids"] = ",".join(str(f["id"]) for f in items)
+        group["cases"] = sorted({f["case"] for f in items if f["case"]})
+        if len(states) == 1:
+            state = next(iter(states))
+            group["state"], group["state_label"] = state, labels.get(state, state)
+        else:
+            group["state"] = "mixed"
+            group["state_label"] = "mixed: " + ", ".join(
+                f"{n} {labels.get(state, state).lower()}" for state, n in states.most_common()
+            )
+        group["notes"] = [f["triage"] for f in items if f["triage"]["note"]][:3]
+    return list(groups.values())
+
+
+def _actions_with_groups(
+    actions: list[dict[str, Any]], groups: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each top action with the finding groups it resolves (anchors on the report)."""
+    group_of = {f["id"]: g for g in groups for f in g["items"]}
+    out = []
+    for action in actions:
+        linked: list[dict[str, Any]] = []
+        for finding_id in action["finding_ids"]:
+            group = group_of.get(finding_id)
+            if group is not None and group not in linked:
+                linked.append(group)
+        out.append({**action, "groups": linked})
+    return out
 
 
 def _snapshot_rows(run: Run) -> list[tuple[str, Any]]:

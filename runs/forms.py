@@ -59,7 +59,8 @@ class FindingIdsField(forms.Field):
             return []
         values = value if isinstance(value, list | tuple) else [value]
         try:
-            return [int(v) for v in values]
+            # A grouped finding's checkbox carries all its ids: "12,13,14".
+            return [int(v) for item in values for v in str(item).split(",") if v.strip()]
         except (TypeError, ValueError) as exc:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from exc
 

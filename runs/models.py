@@ -268,9 +268,9 @@ class LlmCall(models.Model):
 class TriageState(models.TextChoices):
     OPEN = "open"
     CONFIRMED = "confirmed"
-    FALSE_POSITIVE = "false_positive", "false positive"
+    FALSE_POSITIVE = "false_positive", "False positive"
     FIXED = "fixed"
-    WONT_FIX = "wont_fix", "won't fix"
+    WONT_FIX = "wont_fix", "Won't fix"
 
 
 class FindingTriage(models.Model):

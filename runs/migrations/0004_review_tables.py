@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
             name='FindingTriage',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state', models.CharField(choices=[('open', 'Open'), ('confirmed', 'Confirmed'), ('false_positive', 'false positive'), ('fixed', 'Fixed'), ('wont_fix', "won't fix")], max_length=20)),
+                ('state', models.CharField(choices=[('open', 'Open'), ('confirmed', 'Confirmed'), ('false_positive', 'False positive'), ('fixed', 'Fixed'), ('wont_fix', "Won't fix")], max_length=20)),
                 ('note', models.TextField(blank=True)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('finding', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='triage', to='runs.runfinding')),

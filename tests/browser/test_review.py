@@ -54,7 +54,8 @@ def test_it_reviews_a_run_end_to_end(
     report_url = page.url.split("#")[0]
 
     finding, quote = _finding_quoting_a_reply(run_id)
-    item = page.locator(f"li.qa-finding#finding-{finding.pk}")
+    # Findings with the same fingerprint are one entry listing every occurrence (#occ-<id>).
+    item = page.locator("li.qa-finding", has=page.locator(f"#occ-{finding.pk}"))
     expect(item).to_be_visible()
     expect(item.locator(".qa-triage-state")).to_have_text(re.compile(r"^\s*open\s*$", re.I))
 
@@ -83,15 +84,14 @@ def test_it_reviews_a_run_end_to_end(
     # Triage the finding from the report's bulk form.
     page.goto(report_url)
     form = page.locator("form#qa-triage")
-    form.locator(f"input[name=finding][value='{finding.pk}']").check()
+    item.locator("input[name=finding]").check()
     form.locator("select[name=state]").select_option("confirmed")
     form.locator("input[name=note]").fill("Seen in the browser test: the bot invents a price.")
     form.locator("button[name=apply]").click()
     page.wait_for_load_state()
     expect(page.locator("ul.messagelist li.success").first).to_be_visible()
-    expect(page.locator(f"#finding-{finding.pk} .qa-triage-state")).to_have_text(
-        re.compile(r"^\s*confirmed\s*$", re.I)
-    )
+    assert finding.triage.get().state == "confirmed"
+    expect(item.locator(".qa-triage-state")).to_have_text(re.compile(r"^\s*confirmed\s*$", re.I))
 
     # Promote the case's fixture: the file lands inside QALAB_FIXTURES_DIR.
     page.goto(case_url)

@@ -89,7 +89,7 @@ def test_triage_records_state_note_reviewer_and_shows_counts(admin_client, canar
     page = admin_client.get(_url("report", canary_run.pk)).content.decode()
     assert "2 finding(s) marked false positive." in page
     counts = page.split('class="qa-triage-counts"', 1)[1].split("</p>", 1)[0]
-    assert "false positive 2" in counts
+    assert "False positive 2" in counts
     assert "the KB has it" in page
     # The newest decision wins; the old one stays as history.
     admin_client.post(_url("triage", canary_run.pk), {"finding": ids[:1], "state": "fixed"})
@@ -366,3 +366,26 @@ def test_report_queries_do_not_grow_with_findings(
     with django_assert_max_num_queries(baseline):
         page = admin_client.get(url)
     assert page.content.decode().count('class="qa-finding ') >= 200
+
+
+def test_repeated_findings_are_one_entry_triaged_together(admin_client, canary_run):
+    from runs.admin import group_findings
+    from runs.selectors import run_get_report
+
+    findings = run_get_report(run=canary_run)["findings"]
+    groups = group_findings(findings)
+    assert sum(len(g["items"]) for g in groups) == len(findings)
+    assert len(groups) < len(findings)  # the same invented price in every reply is one issue
+    big = max(groups, key=lambda g: len(g["items"]))
+    assert len({f["fingerprint"] for f in big["items"]}) == 1
+    page = admin_client.get(_url("report", canary_run.pk)).content.decode()
+    assert page.count('class="qa-finding ') == len(groups)
+    assert f'value="{big["ids"]}"' in page
+    for f in big["items"]:
+        assert f'id="occ-{f["id"]}"' in page
+    admin_client.post(_url("triage", canary_run.pk), {"finding": [big["ids"]], "state": "fixed"})
+    assert FindingTriage.objects.filter(state="fixed").count() == len(big["items"])
+    one = big["items"][0]["id"]
+    admin_client.post(_url("triage", canary_run.pk), {"finding": [one], "state": "confirmed"})
+    page = admin_client.get(_url("report", canary_run.pk)).content.decode()
+    assert f"mixed: {len(big['items']) - 1} fixed, 1 confirmed" in page
