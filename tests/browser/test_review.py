@@ -159,3 +159,12 @@ def test_it_renders_responder_markup_inert_on_the_case_view(
     # The evidence quoting the reply is highlighted, and still only text.
     expect(page.locator("mark.qa-evidence", has_text=XSS_SCRIPT).first).to_be_visible()
     assert_inert(page)
+    # A second run of the same bot: its delta page (finding subjects) and the runs list too.
+    start_run(page, org.pk, responder="python:tests.responders:xss")
+    follow_progress(page)
+    page.locator("a#qa-delta-link").click()
+    page.wait_for_load_state()
+    expect(page.locator("#qa-delta")).to_be_visible()
+    assert_inert(page, expect_text=False)
+    page.goto(page.url.split("/admin/")[0] + "/admin/runs/run/")
+    assert_inert(page, expect_text=False)

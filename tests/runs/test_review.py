@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import DatabaseError, connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone
 
 from qalab.models import Organization
@@ -672,7 +673,10 @@ def _triage_some(run: Run, reviewers: tuple[Any, Any], states: list[str]) -> Non
 
 
 def test_report_query_count_does_not_grow_with_findings(
-    demo_org: Organization, reviewers: tuple[Any, Any], django_assert_max_num_queries: Any
+    demo_org: Organization,
+    reviewers: tuple[Any, Any],
+    django_assert_max_num_queries: Any,
+    admin_client: Any,
 ) -> None:
     start_run(demo_org, preset="regression", scenarios=1, seed=18)  # so both have a delta
     small = start_run(demo_org, preset="regression", responder=INVENT, seed=18)
@@ -701,3 +705,14 @@ def test_report_query_count_does_not_grow_with_findings(
     assert report["summary"]["triage"]["open"] < len(report["findings"])
     assert {f["triage"]["reviewer"] for f in report["findings"]} == {"alice", "bob", None}
     assert small_queries <= 20
+
+    # The report page itself (findings grouped, triage states, actions, snapshot, delta).
+    def page(run: Run) -> Any:
+        return admin_client.get(reverse("admin:runs_run_report", args=[run.id]))
+
+    page(small)  # warm the session and content-type caches
+    small_page_queries = _count_queries(lambda: page(small))
+    with django_assert_max_num_queries(small_page_queries):
+        response = page(big)
+    assert response.status_code == 200
+    assert response.content.decode().count('class="qa-finding ') >= 200
