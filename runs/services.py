@@ -28,10 +28,18 @@ from generator import prompts as generator_prompts
 from generator.pipeline import generate_artifacts
 from generator.schemas import Artifacts, Blueprint, Fixture, Manifest
 from judge import gate
-from judge.actions import top_actions
+from judge.actions import phrase_actions, top_actions
 from judge.engine import judge_case
 from judge.llm_judge import ReviewResult, review_case
-from judge.schemas import SEVERITY_ORDER, CaseTranscript, Evidence, Finding, JudgeConfig, Turn
+from judge.schemas import (
+    SEVERITY_ORDER,
+    CaseTranscript,
+    Evidence,
+    Finding,
+    JudgeConfig,
+    TopAction,
+    Turn,
+)
 from qalab.llm import BudgetExceeded, get_engine
 from qalab.llm.base import QuotaExhausted
 from qalab.llm.prompts import prompt_hashes
@@ -725,7 +733,47 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
             for a in top_actions(findings)
         )
         _cas(run_id, RunStatus.JUDGING, RunStatus.REPORTING)
+    _phrase_top_actions(run_id)
     dispatcher.report(run_id)
+
+
+def _phrase_top_actions(run_id: int) -> None:
+    """With an LLM engine, let the judge model phrase the top actions from their findings.
+
+    Runs after the judge transaction (no row lock held during the call) and before the run is
+    locked. A phrasing that is invalid or states a fact its findings do not hold falls back to
+    the template wording; a budget or quota stop keeps the template wording too.
+    """
+    run = Run.objects.get(id=run_id)
+    if run.engine == "offline" or run.status != RunStatus.REPORTING or run.locked_at:
+        return
+    rows = list(run.top_actions.order_by("rank"))
+    if not rows:
+        return
+    finding_rows = list(run.findings.select_related("case").order_by("position"))
+    index = {row.id: i for i, row in enumerate(finding_rows)}
+    findings = [_finding_model(row) for row in finding_rows]
+    actions = [
+        TopAction(
+            rank=row.rank,
+            title=row.title,
+            target_layer=row.target_layer,  # type: ignore[arg-type]
+            effort=row.effort,  # type: ignore[arg-type]
+            rationale=row.rationale,
+            finding_indexes=[index[i] for i in row.finding_ids if i in index],
+        )
+        for row in rows
+    ]
+    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    try:
+        phrased = phrase_actions(actions, findings, engine=engine, purpose="judge:actions")
+    except (BudgetExceeded, QuotaExhausted) as exc:
+        logger.info("run %s: top actions keep their template wording: %s", run.id, exc)
+        return
+    for row, action in zip(rows, phrased, strict=True):
+        if (row.title, row.rationale) != (action.title, action.rationale):
+            row.title, row.rationale = action.title[:300], action.rationale
+            row.save(update_fields=["title", "rationale"])
 
 
 def run_report(*, run_id: int) -> None:

@@ -74,3 +74,65 @@ def test_it_caps_the_list_at_five():
     assert len(actions) == 5
     assert [a.rank for a in actions] == [1, 2, 3, 4, 5]
     assert top_actions([]) == []
+
+
+def _price_actions():
+    from judge.schemas import Evidence
+
+    findings = [
+        make_finding(
+            "critical",
+            rule_id="unsupported_facts",
+            subject="money:45 EUR",
+            fix_target="prompt",
+            evidence=[Evidence(source="reply", quote="A clean is 45 EUR today.", turn=0)],
+        ),
+        make_finding("minor", subject="t1"),
+    ]
+    return top_actions(findings), findings
+
+
+def _phrasing(*items):
+    from judge.actions import ActionPhrasing, PhrasedAction
+
+    return ActionPhrasing(actions=[PhrasedAction(rank=r, title=t, text=x) for r, t, x in items])
+
+
+def test_a_phrasing_may_only_restate_facts_of_its_findings():
+    import pytest
+
+    from judge.actions import check_phrasing
+
+    actions, findings = _price_actions()
+    assert [a.rank for a in actions] == [1, 2]
+    grounded = _phrasing(
+        (1, "Stop inventing the 45 EUR price", "The reply quoted €45; the KB has no such price."),
+        (2, "Ask one thing at a time", "Replies ask too many questions."),
+    )
+    check_phrasing(grounded, actions, findings)  # 45 EUR is in the finding, in any format
+    invented = _phrasing(
+        (1, "Stop inventing prices", "Say a clean costs 80 EUR instead."),
+        (2, "Ask one thing at a time", "Call 555-0100 to learn more."),
+    )
+    with pytest.raises(ValueError, match="action 1 states facts not in its findings: 80"):
+        check_phrasing(invented, actions, findings)
+    with pytest.raises(ValueError, match="once each"):
+        check_phrasing(_phrasing((1, "One", "only the first")), actions, findings)
+    with pytest.raises(ValueError, match="once each"):
+        check_phrasing(
+            _phrasing((1, "One", "aaa"), (1, "Again", "bbb"), (2, "Two", "ccc")), actions, findings
+        )
+
+
+def test_the_offline_engine_keeps_the_template_wording():
+    from judge.actions import phrase_actions
+    from qalab.llm import get_engine
+    from qalab.llm.base import NullLedger
+
+    actions, findings = _price_actions()
+    phrased = phrase_actions(
+        actions, findings, engine=get_engine("offline", ledger=NullLedger()), purpose="t"
+    )
+    assert [(a.title, a.rationale, a.finding_indexes) for a in phrased] == [
+        (a.title, a.rationale, a.finding_indexes) for a in actions
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from contextlib import contextmanager
 
@@ -346,3 +347,66 @@ def test_no_llm_finding_with_an_invented_quote_reaches_the_report(demo_org, tmp_
     rules = {f["rule_id"] for f in report["findings"]}
     assert {"unsupported_facts", "judge_injection"} <= rules
     assert report["verdict"] == "FAIL_CRITICAL"
+
+
+def _phrasing_brain(invent: bool):
+    """A judge that phrases the top actions: grounded wording, or one with an invented price."""
+
+    def brain(body: dict) -> dict | None:
+        fmt = body.get("response_format") or {}
+        title = ((fmt.get("json_schema") or {}).get("schema") or {}).get("title")
+        if title != "ActionPhrasing":
+            return notes_brain(body)
+        prompt = body["messages"][-1]["content"]
+        ranks = sorted({int(r) for r in re.findall(r"\brank (\d)\b", prompt)})
+        extra = " Offer a 50 EUR voucher to every upset customer." if invent else ""
+        return {
+            "actions": [
+                {
+                    "rank": rank,
+                    "title": f"Phrased action {rank}: correct what the assistant says",
+                    "text": f"Change the assistant so the findings of action {rank} stop.{extra}",
+                }
+                for rank in ranks
+            ]
+        }
+
+    return brain
+
+
+@pytest.mark.parametrize("invent", [False, True])
+def test_the_judge_model_phrases_top_actions_only_from_their_findings(demo_org, tmp_path, invent):
+    with (
+        FakeOpenAI(seed=4, brain=_phrasing_brain(invent)) as server,
+        openai_settings(server),
+    ):
+        _, report = qalab_run(
+            "--org",
+            "demo",
+            "--inline",
+            "--seed",
+            "5",
+            "--scenarios",
+            "3",
+            "--responder",
+            "canary:invent_price",
+            tmp_path=tmp_path,
+        )
+    assert report["status"] == RunStatus.DONE, report["error"]
+    actions = report["top_actions"]
+    assert 1 <= len(actions) <= 5
+    finding_ids = {f["id"] for f in report["findings"]}
+    for action in actions:
+        assert action["finding_ids"] and set(action["finding_ids"]) <= finding_ids
+    calls = LlmCall.objects.filter(run_id=report["run_id"], purpose="judge:actions")
+    if invent:
+        # "50 EUR" is in no finding: one repair turn, then the template wording.
+        assert not any(a["title"].startswith("Phrased action") for a in actions)
+        assert any(a["title"].startswith("Stop quoting prices") for a in actions)
+        assert calls.filter(status="fallback").count() == 1
+        assert "50" in (calls.filter(status="invalid").first().detail or "")
+    else:
+        assert [a["title"] for a in actions] == [
+            f"Phrased action {a['rank']}: correct what the assistant says" for a in actions
+        ]
+        assert not calls.filter(status="fallback").exists()
