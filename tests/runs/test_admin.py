@@ -76,7 +76,10 @@ def test_it_shows_the_report_findings_first(admin_client, demo_org):
     content = response.content.decode()
     assert response.status_code == 200
     assert run.verdict in content
-    assert content.index("Findings") < content.index("Top actions") < content.index("Scores")
+    # Seed 003 §6: verdict, findings, top 5 actions, then scores, tokens and the delta.
+    assert content.index("qa-verdict") < content.index("Findings") < content.index("Top actions")
+    assert content.index("Top actions") < content.index("Scores") < content.index('id="tokens"')
+    assert content.index('id="tokens"') < content.index('id="delta"')
     assert "Tokens" in content
     for finding in run.findings.all()[:3]:
         assert finding.rule_id in content
