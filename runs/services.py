@@ -834,9 +834,12 @@ def _verdict_reason(run: Run, findings: list[RunFinding], errored: int) -> str:
     }
     parts = []
     if counts["critical"]:
-        parts.append(
-            f"{counts['critical']} critical finding{'s' if counts['critical'] != 1 else ''}"
-        )
+        # The same invented price in every reply is one issue: say how many distinct ones.
+        distinct = len({f.fingerprint for f in findings if f.severity == "critical"})
+        text = f"{counts['critical']} critical finding{'s' if counts['critical'] != 1 else ''}"
+        if distinct < counts["critical"]:
+            text += f" ({distinct} distinct)"
+        parts.append(text)
     if run.budget_exhausted:
         skipped = run.cases.filter(status=CaseStatus.SKIPPED_BUDGET).count()
         parts.append(f"token budget exhausted ({skipped} case(s) skipped)")

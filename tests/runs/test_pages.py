@@ -337,3 +337,13 @@ def test_repeated_findings_are_one_entry_triaged_together(admin_client, canary_r
     admin_client.post(_url("triage", canary_run.pk), {"finding": [one], "state": "confirmed"})
     page = admin_client.get(_url("report", canary_run.pk)).content.decode()
     assert f"mixed: {len(big['items']) - 1} fixed, 1 confirmed" in page
+
+
+def test_the_verdict_reason_counts_distinct_critical_issues(admin_client, canary_run):
+    criticals = canary_run.findings.filter(severity="critical")
+    distinct = len(set(criticals.values_list("fingerprint", flat=True)))
+    assert distinct < criticals.count()  # the same invented price in several replies
+    expected = f"{criticals.count()} critical findings ({distinct} distinct)"
+    assert canary_run.verdict_reason.startswith(expected)
+    page = admin_client.get(_url("report", canary_run.pk)).content.decode()
+    assert expected in page
