@@ -231,8 +231,11 @@ def _answer_lines(retrieved: list[Retrieved], index: KbIndex) -> list[str]:
         if hours_given and _HOURS_QUESTION.search(item.clause):
             continue  # "... and until what time?": the day's line above already says it
         primary = frozenset(content_words(" ".join([item.clause, *_expansions(item.clause)])))
-        for line in _best_lines(item.passages, item.query, primary=primary):
-            if item.subject and item.subject.casefold() not in line.casefold():
+        best = _best_lines(item.passages, item.query, primary=primary, subject=item.subject)
+        for line, about in best:
+            # Name the subject only for a line that is about it (under its heading); a line of
+            # another service's section is never passed off as this one's.
+            if about and item.subject.casefold() not in line.casefold():
                 line = f"{item.subject}: {line}"
             if line not in lines:
                 lines.append(line)
@@ -283,19 +286,31 @@ def _reflow(text: str) -> list[str]:
 
 
 def _best_lines(
-    passages: list[Passage], query: str, limit: int = 1, primary: frozenset[str] = frozenset()
-) -> list[str]:
-    """The lines (or sentences) of the passages that share most content words with the query.
+    passages: list[Passage],
+    query: str,
+    limit: int = 1,
+    primary: frozenset[str] = frozenset(),
+    subject: str = "",
+) -> list[tuple[str, bool]]:
+    """The lines (or sentences) of the passages that share most content words with the query,
+    each with whether it is about `subject` (names it, or sits under a heading naming it).
 
     Headings, e-mail headers and the FAQ's own questions never win; when the customer asks
-    for a figure (price, duration, hours) a line holding one is preferred."""
+    for a figure (price, duration, hours) a line holding one is preferred; when the question
+    is about a service and some line is about it, only such lines are candidates (so "how long
+    does a child check-up take?" is never answered with another service's duration)."""
     terms = set(content_words(query))
     wants_figure = any(w in terms for w in ("price", "minute", "hour"))
-    scored: list[tuple[int, int, str]] = []
+    wanted = subject.casefold()
+    scored: list[tuple[int, int, str, bool]] = []
     order = 0
     for passage in passages:
+        heading = ""
         for raw in _reflow(passage.text):
-            if raw.lstrip().startswith("#") or _HEADER.match(raw):
+            if raw.lstrip().startswith("#"):
+                heading = raw.casefold()
+                continue
+            if _HEADER.match(raw):
                 continue
             for piece in _SENTENCE_END.split(_clean(raw)):
                 order += 1
@@ -307,18 +322,21 @@ def _best_lines(
                 overlap = len(terms & piece_terms) + len(primary & piece_terms)
                 if wants_figure and has_digit:
                     overlap += 2
+                about = bool(wanted) and (wanted in piece.casefold() or wanted in heading)
                 if overlap:
-                    scored.append((overlap, order, piece))
-    chosen: list[tuple[int, str]] = []
+                    scored.append((overlap, order, piece, about))
+    if any(about for *_, about in scored):
+        scored = [item for item in scored if item[3]]
+    chosen: list[tuple[int, str, bool]] = []
     seen: set[str] = set()
-    for _, position, piece in sorted(scored, key=lambda s: (-s[0], s[1])):
+    for _, position, piece, about in sorted(scored, key=lambda s: (-s[0], s[1])):
         if piece.casefold() in seen:
             continue
         seen.add(piece.casefold())
-        chosen.append((position, piece))
+        chosen.append((position, piece, about))
         if len(chosen) == limit:
             break
-    return [_sentence(p) for _, p in sorted(chosen)]
+    return [(_sentence(p), about) for _, p, about in sorted(chosen)]
 
 
 def _sentence(text: str) -> str:
@@ -398,11 +416,14 @@ def _compose(
         parts.append(
             "I'm sorry to hear that. I can't give medical, technical or safety advice over chat."
         )
-        parts += _best_lines(
-            [p for _, p in index.search(f"{last} emergency urgent call appointment", k=3)],
-            f"{last} emergency urgent call",
-            limit=1,
-        )
+        parts += [
+            line
+            for line, _ in _best_lines(
+                [p for _, p in index.search(f"{last} emergency urgent call appointment", k=3)],
+                f"{last} emergency urgent call",
+                limit=1,
+            )
+        ]
         if _SAFETY.search(last):
             parts.append("Would you like me to pass on a request for an urgent appointment?")
         else:

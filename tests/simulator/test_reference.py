@@ -251,3 +251,33 @@ def test_days_covered_reads_ranges_and_single_days():
     assert days_covered("Closed on Sunday.") == {6}
     assert days_covered("Sat 09:00 to 13:00, Sun closed") == {5, 6}
     assert days_covered("We are open from 9 to 5") == set()
+
+
+def test_a_follow_up_about_a_service_never_borrows_another_services_figure(engine):
+    from runs.simulator.contract import KbEntry
+
+    kb = [
+        KbEntry(
+            id="prices",
+            title="Price list",
+            text="| Child check-up | 40 EUR | 20 min |\n| Emergency appointment | 95 EUR | 30 min |",
+        ),
+        KbEntry(
+            id="services",
+            title="What to expect",
+            text=(
+                "## Child check-up\n\nCheck-up for children under 12, with fluoride varnish.\n\n"
+                "## Emergency appointment\n\nSame-day appointment for pain or a broken tooth.\n"
+                "It usually takes 30 minutes. The price is 95 EUR."
+            ),
+        ),
+    ]
+    reply = _respond(
+        engine,
+        "hey how much is Child check-up",
+        "Child check-up: 40 EUR (20 min).",
+        "and how long does that take?",
+        kb=kb,
+    )
+    assert "20 min" in reply.reply
+    assert "30 minutes" not in reply.reply and "Child check-up: It usually" not in reply.reply
