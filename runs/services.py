@@ -28,8 +28,9 @@ from generator import prompts as generator_prompts
 from generator.pipeline import generate_artifacts
 from generator.schemas import Artifacts, Blueprint, Fixture, Manifest
 from judge import gate
-from judge.actions import phrase_actions, top_actions
+from judge.actions import top_actions
 from judge.engine import judge_case
+from judge.llm_actions import phrase_actions
 from judge.llm_judge import ReviewResult, review_case
 from judge.schemas import (
     SEVERITY_ORDER,

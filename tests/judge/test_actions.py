@@ -93,7 +93,7 @@ def _price_actions():
 
 
 def _phrasing(*items):
-    from judge.actions import ActionPhrasing, PhrasedAction
+    from judge.llm_actions import ActionPhrasing, PhrasedAction
 
     return ActionPhrasing(actions=[PhrasedAction(rank=r, title=t, text=x) for r, t, x in items])
 
@@ -101,7 +101,7 @@ def _phrasing(*items):
 def test_a_phrasing_may_only_restate_facts_of_its_findings():
     import pytest
 
-    from judge.actions import check_phrasing
+    from judge.llm_actions import check_phrasing
 
     actions, findings = _price_actions()
     assert [a.rank for a in actions] == [1, 2]
@@ -125,7 +125,7 @@ def test_a_phrasing_may_only_restate_facts_of_its_findings():
 
 
 def test_the_offline_engine_keeps_the_template_wording():
-    from judge.actions import phrase_actions
+    from judge.llm_actions import phrase_actions
     from qalab.llm import get_engine
     from qalab.llm.base import NullLedger
 
