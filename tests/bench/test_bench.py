@@ -21,7 +21,8 @@ from django.urls import reverse
 
 from runs import services
 from runs.dispatch import InlineDispatcher
-from runs.models import Run, RunFinding
+from runs.models import Run
+from tests.runs.helpers import add_findings, start_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -67,37 +68,10 @@ def test_groundedness_scores_the_begin_wow_set_quickly() -> None:
 
 
 def test_the_report_page_of_a_big_run_renders_fast(admin_client: Any, demo_org: Any) -> None:
-    from django.db import connection
-
-    run, _ = _quick_run(demo_org, responder_spec="canary:invent_price")
-    template = run.findings.order_by("position").first()
-    start = run.findings.count()
-    rows = [
-        RunFinding(
-            run=run,
-            case=template.case,
-            position=start + i,
-            turn_index=template.turn_index,
-            rule_id="questions_per_turn",
-            severity=("critical", "major", "minor")[i % 3],
-            subject=f"bench {i}",
-            evidence=template.evidence,
-            rationale="bench",
-            fix_target="skill",
-            fix_text="ask fewer questions",
-            effort="S",
-            confidence=0.9,
-            detector="questions_per_turn",
-            fingerprint=f"bench-{i}",
-        )
-        for i in range(240)
-    ]
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":  # lift the immutability triggers for the insert
-            cursor.execute("SET session_replication_role = replica")
-        RunFinding.objects.bulk_create(rows)
-        if connection.vendor == "postgresql":
-            cursor.execute("SET session_replication_role = origin")
+    # Judged but not locked yet: add 240 findings, then report (and lock) it like any run.
+    run = start_run(demo_org, responder="canary:invent_price", scenarios=None, lock=False)
+    add_findings(run, 240)
+    services.run_report(run_id=run.id)
     url = reverse("admin:runs_run_report", args=[run.pk])
     admin_client.get(url)
     tracemalloc.start()

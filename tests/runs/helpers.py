@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 
 from qalab.models import Organization
 from runs.dispatch import InlineDispatcher
-from runs.models import Run
+from runs.models import Run, RunFinding
 
 
 def qalab_run(*args: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:
@@ -103,3 +103,31 @@ def generate_only(organization: Organization, *, scenarios: int = 2, seed: int =
     services.run_generate(run_id=run.id, dispatcher=RecordingDispatcher())
     run.refresh_from_db()
     return run
+
+
+def add_findings(run: Run, n: int) -> None:
+    """Bulk-add `n` findings to a judged, unlocked run, spread over its cases and severities."""
+    cases = list(run.cases.order_by("scenario_key"))
+    template = run.findings.order_by("position").first()
+    assert template is not None
+    start = run.findings.count()
+    RunFinding.objects.bulk_create(
+        RunFinding(
+            run=run,
+            case=cases[i % len(cases)],
+            position=start + i,
+            turn_index=0,
+            rule_id=f"bulk_rule_{i % 7}",
+            severity=("critical", "major", "minor")[i % 3],
+            subject=f"subject {i}",
+            evidence=template.evidence,
+            rationale="bulk",
+            fix_target="kb",
+            fix_text="fix it",
+            effort="S",
+            confidence=0.5,
+            detector="test",
+            fingerprint=f"{i:064d}",
+        )
+        for i in range(n)
+    )

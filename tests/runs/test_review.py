@@ -37,7 +37,7 @@ from runs.selectors import (
     run_triage_latest,
     triage_counts,
 )
-from tests.runs.helpers import RecordingDispatcher, generate_only, start_run
+from tests.runs.helpers import RecordingDispatcher, add_findings, generate_only, start_run
 
 pytestmark = pytest.mark.django_db
 
@@ -636,34 +636,6 @@ def test_the_case_view_marks_quotes_in_their_turn_and_compares_fields(
 # --------------------------------------------------------------------------- report queries
 
 
-def _add_findings(run: Run, n: int) -> None:
-    """Bulk-add `n` findings to a judged, unlocked run, spread over its cases and severities."""
-    cases = list(run.cases.order_by("scenario_key"))
-    template = run.findings.order_by("position").first()
-    assert template is not None
-    start = run.findings.count()
-    RunFinding.objects.bulk_create(
-        RunFinding(
-            run=run,
-            case=cases[i % len(cases)],
-            position=start + i,
-            turn_index=0,
-            rule_id=f"bulk_rule_{i % 7}",
-            severity=("critical", "major", "minor")[i % 3],
-            subject=f"subject {i}",
-            evidence=template.evidence,
-            rationale="bulk",
-            fix_target="kb",
-            fix_text="fix it",
-            effort="S",
-            confidence=0.5,
-            detector="test",
-            fingerprint=f"{i:064d}",
-        )
-        for i in range(n)
-    )
-
-
 def _triage_some(run: Run, reviewers: tuple[Any, Any], states: list[str]) -> None:
     ids = _ids(run)
     for i, state in enumerate(states):
@@ -681,7 +653,7 @@ def test_report_query_count_does_not_grow_with_findings(
     start_run(demo_org, preset="regression", scenarios=1, seed=18)  # so both have a delta
     small = start_run(demo_org, preset="regression", responder=INVENT, seed=18)
     held = start_run(demo_org, preset="regression", responder=INVENT, seed=18, lock=False)
-    _add_findings(held, 240)
+    add_findings(held, 240)
     services.run_report(run_id=held.id)
     big = Run.objects.get(id=held.id)
     assert big.locked_at is not None and big.preset == "regression"
