@@ -331,10 +331,22 @@ class RunAdmin(admin.ModelAdmin):
         if not request.user.has_perm("qalab.triage_finding"):
             raise PermissionDenied
         form = TriageForm(request.POST)
+        # Back to the page the reviewer came from: the case view (by its key) or the report.
+        case_key = request.POST.get("case", "")
+        if case_key and run.cases.filter(scenario_key=case_key).exists():
+
+            def back(anchor: str) -> str:
+                return reverse("admin:runs_run_case", args=[run.pk, case_key]) + anchor
+
+        else:
+
+            def back(anchor: str) -> str:
+                return self._report_url(run, anchor)
+
         if not form.is_valid():
             errors = "; ".join(e for errs in form.errors.values() for e in errs)
             messages.error(request, f"Nothing triaged: {errors}")
-            return HttpResponseRedirect(self._report_url(run, "#findings"))
+            return HttpResponseRedirect(back("#findings"))
         try:
             rows = services.finding_triage(
                 run=run,
@@ -345,10 +357,10 @@ class RunAdmin(admin.ModelAdmin):
             )
         except ValueError as exc:
             messages.error(request, f"Nothing triaged: {exc}")
-            return HttpResponseRedirect(self._report_url(run, "#findings"))
+            return HttpResponseRedirect(back("#findings"))
         label = TriageState(form.cleaned_data["state"]).label
         messages.success(request, f"{len(rows)} finding(s) marked {label.lower()}.")
-        return HttpResponseRedirect(self._report_url(run, f"#finding-{rows[0].finding_id}"))
+        return HttpResponseRedirect(back(f"#finding-{rows[0].finding_id}"))
 
     # ------------------------------------------------------------------ case and promote
 
@@ -376,6 +388,8 @@ class RunAdmin(admin.ModelAdmin):
             fixture_docs=fixture_docs,
             can_promote=request.user.has_perm("qalab.promote_fixture")
             and data["fixture"] is not None,
+            can_triage=request.user.has_perm("qalab.triage_finding"),
+            triage_states=TriageState.choices,
         )
         return TemplateResponse(request, "admin/runs/run/case.html", context)
 

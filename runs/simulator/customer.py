@@ -107,7 +107,9 @@ def _answer(keys: list[str], facts: dict[str, str], style: WritingStyle, rng: ra
         parts.append(
             template.format(v=facts[key], label=label.capitalize(), lower_label=label.lower())
         )
-    return " ".join(parts)
+    # Clean answers are sentences; casual ones are fragments, kept apart by commas
+    # ("its Ann Lee, number is +353 ...", not "its Ann Lee number is ...").
+    return " ".join(parts) if style == "clean" else ", ".join(parts)
 
 
 def _answerable(blueprint: Blueprint, history: list[Turn], message: str) -> list[str]:

@@ -344,13 +344,14 @@ def _sentence(text: str) -> str:
     return text if text[-1:] in ".!?" else f"{text}."
 
 
-def _unknown_terms(index: KbIndex, text: str, services: list[str]) -> list[str]:
-    known_service_words = {w for s in services for w in content_words(s)}
-    return [
-        w
-        for w in content_words(text)
-        if len(w) >= 4 and w not in known_service_words and not index.knows(w)
-    ]
+def _unknown_terms(
+    index: KbIndex, text: str, services: list[str], stated: dict[str, str] | None = None
+) -> list[str]:
+    """Words of the question the KB never uses: what the customer asks about that we lack.
+    The customer's own details in the same message (a name, an e-mail) are not topics."""
+    known = {w for s in services for w in content_words(s)}
+    known |= {w for value in (stated or {}).values() for w in content_words(value)}
+    return [w for w in content_words(text) if len(w) >= 4 and w not in known and not index.knows(w)]
 
 
 def _label(field: IntakeFieldRef) -> str:
@@ -446,7 +447,8 @@ def _compose(
         and bool(extract_fields(request.intake_fields, [last], services))
     )
     if not injection and not gave_details and _is_question(last):
-        unknown = _unknown_terms(index, last, services)
+        stated = extract_fields(request.intake_fields, [last], services)
+        unknown = _unknown_terms(index, last, services, stated)
         if unknown and _OFFER_QUESTION.search(last):
             parts.append(
                 f"I'm sorry, I can't find anything about {' '.join(unknown[:3])} in our "

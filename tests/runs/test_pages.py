@@ -347,3 +347,36 @@ def test_the_verdict_reason_counts_distinct_critical_issues(admin_client, canary
     assert canary_run.verdict_reason.startswith(expected)
     page = admin_client.get(_url("report", canary_run.pk)).content.decode()
     assert expected in page
+
+
+def test_a_finding_is_triaged_from_the_case_view_and_returns_there(admin_client, canary_run):
+    finding = canary_run.findings.first()
+    key = finding.case.scenario_key
+    page = admin_client.get(_url("case", canary_run.pk, key)).content.decode()
+    assert 'class="qa-triage-one"' in page and f'name="case" value="{key}"' in page
+    response = admin_client.post(
+        _url("triage", canary_run.pk),
+        {"finding": [finding.pk], "state": "wont_fix", "note": "known", "case": key},
+    )
+    assert response["Location"] == _url("case", canary_run.pk, key) + f"#finding-{finding.pk}"
+    page = admin_client.get(_url("case", canary_run.pk, key)).content.decode()
+    assert "Triage history (1)" in page and "known" in page
+    # A case key of no case of this run falls back to the report.
+    response = admin_client.post(
+        _url("triage", canary_run.pk),
+        {"finding": [finding.pk], "state": "open", "case": "../elsewhere"},
+    )
+    assert response["Location"].startswith(_url("report", canary_run.pk))
+
+
+def test_a_reviewer_without_triage_permission_sees_no_triage_forms(
+    client, django_user_model, canary_run
+):
+    user = make_staff_user(django_user_model)
+    canary_run.organization.members.add(user)
+    client.force_login(user)
+    key = canary_run.cases.first().scenario_key
+    assert (
+        'class="qa-triage-one"' not in client.get(_url("case", canary_run.pk, key)).content.decode()
+    )
+    assert 'id="qa-triage"' not in client.get(_url("report", canary_run.pk)).content.decode()

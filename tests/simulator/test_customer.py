@@ -202,3 +202,15 @@ def test_every_message_is_metered_as_the_simulator(ledger, engine):
     _next(_blueprint(), [], engine)
     assert ledger.used > 0
     assert [c["role"] for c in ledger.calls] == ["simulator"]
+
+
+def test_a_casual_answer_keeps_its_fragments_apart():
+    import random
+
+    from runs.simulator.customer import _answer
+
+    facts = {"full_name": "Ann Lee", "phone": "+353 1 234 5678"}
+    casual = _answer(["full_name", "phone"], facts, "casual", random.Random(1))
+    assert casual == "its Ann Lee, number is +353 1 234 5678"
+    clean = _answer(["full_name", "phone"], facts, "clean", random.Random(1))
+    assert clean == "My name is Ann Lee. My phone number is +353 1 234 5678."

@@ -281,3 +281,13 @@ def test_a_follow_up_about_a_service_never_borrows_another_services_figure(engin
     )
     assert "20 min" in reply.reply
     assert "30 minutes" not in reply.reply and "Child check-up: It usually" not in reply.reply
+
+
+def test_the_customers_own_name_is_never_an_unknown_topic(engine):
+    reply = _respond(
+        engine,
+        "do you do Invisalign aligners? how much?",
+        "I'm sorry, I can't find anything about invisalign aligner in our information.",
+        "ok and is there a waiting list? my name is Dillon Diffin, number is +353 2 689 2970",
+    )
+    assert "dillon" not in reply.reply.casefold() and "diffin" not in reply.reply.casefold()
