@@ -64,7 +64,7 @@ def check_phrasing(
     by_rank = {a.rank: a for a in actions}
     for p in phrasing.actions:
         action = by_rank[p.rank]
-        allowed = _facts(action.title) | _facts(_action_source(action, findings))
+        allowed = _facts(action.title)
         for f in (findings[i] for i in action.finding_indexes):
             allowed |= _facts(" ".join([f.subject, f.rationale, f.fix_text]))
             allowed |= {fact for e in f.evidence for fact in _facts(e.quote)}

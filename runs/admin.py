@@ -10,7 +10,6 @@ Every state-changing action is a POST behind the admin's CSRF protection and its
 from __future__ import annotations
 
 import json
-from collections import Counter
 from typing import Any
 
 from django.contrib import admin, messages
@@ -21,13 +20,13 @@ from django.http import (
     Http404,
     HttpRequest,
     HttpResponse,
-    HttpResponseNotAllowed,
     HttpResponseRedirect,
 )
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.views.decorators.http import require_POST
 
 from judge.rules import RULES
 from qalab.models import Organization
@@ -38,6 +37,8 @@ from runs.highlight import highlight
 from runs.models import Run, RunCase, TriageState
 from runs.report import report_to_markdown
 from runs.selectors import (
+    actions_with_groups,
+    group_findings,
     run_delta_candidates,
     run_get_case,
     run_get_delta,
@@ -167,12 +168,17 @@ class RunAdmin(admin.ModelAdmin):
     def get_urls(self) -> list[Any]:
         prefix = f"{self.opts.app_label}_{self.opts.model_name}"
         view = self.admin_site.admin_view
+
+        def action(method: Any) -> Any:
+            # State-changing actions: POST only (405 otherwise), CSRF-checked by admin_view.
+            return view(require_POST(method))
+
         return [
             path("start/", view(self.start_view), name=f"{prefix}_start"),
             path("rules/", view(self.rules_view), name=f"{prefix}_rules"),
             path("<int:object_id>/report/", view(self.report_view), name=f"{prefix}_report"),
-            path("<int:object_id>/cancel/", view(self.cancel_view), name=f"{prefix}_cancel"),
-            path("<int:object_id>/triage/", view(self.triage_view), name=f"{prefix}_triage"),
+            path("<int:object_id>/cancel/", action(self.cancel_view), name=f"{prefix}_cancel"),
+            path("<int:object_id>/triage/", action(self.triage_view), name=f"{prefix}_triage"),
             path("<int:object_id>/delta/", view(self.delta_view), name=f"{prefix}_delta"),
             path(
                 "<int:object_id>/export.json", view(self.export_json), name=f"{prefix}_export_json"
@@ -185,7 +191,7 @@ class RunAdmin(admin.ModelAdmin):
             ),
             path(
                 "<int:object_id>/cases/<str:case_key>/promote/",
-                view(self.promote_view),
+                action(self.promote_view),
                 name=f"{prefix}_promote",
             ),
             *super().get_urls(),
@@ -291,10 +297,14 @@ class RunAdmin(admin.ModelAdmin):
             and run.artifacts.filter(kind="manifest").exists(),
             can_triage=request.user.has_perm("qalab.triage_finding") and bool(findings),
             triage_states=TriageState.choices,
+            triage_counts=[
+                (state, label, report["summary"]["triage"][state])
+                for state, label in TriageState.choices
+            ],
             groups_by_severity=[
                 (sev, [g for g in groups if g["severity"] == sev]) for sev in SEVERITIES
             ],
-            actions=_actions_with_groups(report["top_actions"], groups),
+            actions=actions_with_groups(report["top_actions"], groups),
             token_roles=[
                 (role, used, min(100, round(100 * used / max(1, report["tokens"]["budget"]))))
                 for role, used in report["tokens"]["by_role"].items()
@@ -310,8 +320,6 @@ class RunAdmin(admin.ModelAdmin):
 
     def cancel_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         run = self._run(request, object_id)
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         if not request.user.has_perm("qalab.start_run"):
             raise PermissionDenied
         if services.run_cancel(run_id=run.pk, user=request.user):
@@ -326,27 +334,19 @@ class RunAdmin(admin.ModelAdmin):
 
     def triage_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         run = self._run(request, object_id)
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         if not request.user.has_perm("qalab.triage_finding"):
             raise PermissionDenied
         form = TriageForm(request.POST)
         # Back to the page the reviewer came from: the case view (by its key) or the report.
         case_key = request.POST.get("case", "")
         if case_key and run.cases.filter(scenario_key=case_key).exists():
-
-            def back(anchor: str) -> str:
-                return reverse("admin:runs_run_case", args=[run.pk, case_key]) + anchor
-
+            back = reverse("admin:runs_run_case", args=[run.pk, case_key])
         else:
-
-            def back(anchor: str) -> str:
-                return self._report_url(run, anchor)
-
+            back = self._report_url(run)
         if not form.is_valid():
             errors = "; ".join(e for errs in form.errors.values() for e in errs)
             messages.error(request, f"Nothing triaged: {errors}")
-            return HttpResponseRedirect(back("#findings"))
+            return HttpResponseRedirect(f"{back}#findings")
         try:
             rows = services.finding_triage(
                 run=run,
@@ -357,10 +357,10 @@ class RunAdmin(admin.ModelAdmin):
             )
         except ValueError as exc:
             messages.error(request, f"Nothing triaged: {exc}")
-            return HttpResponseRedirect(back("#findings"))
+            return HttpResponseRedirect(f"{back}#findings")
         label = TriageState(form.cleaned_data["state"]).label
         messages.success(request, f"{len(rows)} finding(s) marked {label.lower()}.")
-        return HttpResponseRedirect(back(f"#finding-{rows[0].finding_id}"))
+        return HttpResponseRedirect(f"{back}#finding-{rows[0].finding_id}")
 
     # ------------------------------------------------------------------ case and promote
 
@@ -396,8 +396,6 @@ class RunAdmin(admin.ModelAdmin):
     def promote_view(self, request: HttpRequest, object_id: int, case_key: str) -> HttpResponse:
         run = self._run(request, object_id)
         case = self._case(run, case_key)
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         if not request.user.has_perm("qalab.promote_fixture"):
             raise PermissionDenied
         back = reverse("admin:runs_run_case", args=[run.pk, case.scenario_key])
@@ -460,54 +458,6 @@ class RunAdmin(admin.ModelAdmin):
         )
         response["Content-Disposition"] = f'attachment; filename="qalab-run-{run.pk}.md"'
         return response
-
-
-def group_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Findings with the same severity and fingerprint (rule + subject: the same invented price
-    in every reply, the same wrong hours in ten cases) as one group, in the report's order.
-
-    Each group shows its first finding's evidence and fix, lists every occurrence (case, turn)
-    and triages all its findings at once; its state is the common state or "mixed".
-    """
-    labels = dict(TriageState.choices)
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
-    for f in findings:
-        key = (f["severity"], f["fingerprint"])
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = {"severity": f["severity"], "finding": f, "items": []}
-        group["items"].append(f)
-    for group in groups.values():
-        items = group["items"]
-        states = Counter(f["triage"]["state"] for f in items)
-        group["ids"] = ",".join(str(f["id"]) for f in items)
-        group["cases"] = sorted({f["case"] for f in items if f["case"]})
-        if len(states) == 1:
-            state = next(iter(states))
-            group["state"], group["state_label"] = state, labels.get(state, state)
-        else:
-            group["state"] = "mixed"
-            group["state_label"] = "mixed: " + ", ".join(
-                f"{n} {labels.get(state, state).lower()}" for state, n in states.most_common()
-            )
-        group["notes"] = [f["triage"] for f in items if f["triage"]["note"]][:3]
-    return list(groups.values())
-
-
-def _actions_with_groups(
-    actions: list[dict[str, Any]], groups: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Each top action with the finding groups it resolves (anchors on the report)."""
-    group_of = {f["id"]: g for g in groups for f in g["items"]}
-    out = []
-    for action in actions:
-        linked: list[dict[str, Any]] = []
-        for finding_id in action["finding_ids"]:
-            group = group_of.get(finding_id)
-            if group is not None and group not in linked:
-                linked.append(group)
-        out.append({**action, "groups": linked})
-    return out
 
 
 def _snapshot_rows(run: Run) -> list[tuple[str, Any]]:

@@ -575,6 +575,57 @@ def run_get_case(*, run: Run, case: RunCase) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------------- report page
+
+
+def group_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Findings with the same severity and fingerprint (rule + subject: the same invented price
+    in every reply, the same wrong hours in ten cases) as one group, in the report's order.
+
+    Each group shows its first finding's evidence and fix, lists every occurrence (case, turn)
+    and triages all its findings at once; its state is the common state or "mixed".
+    """
+    labels = dict(TriageState.choices)
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for f in findings:
+        key = (f["severity"], f["fingerprint"])
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {"severity": f["severity"], "finding": f, "items": []}
+        group["items"].append(f)
+    for group in groups.values():
+        items = group["items"]
+        states = Counter(f["triage"]["state"] for f in items)
+        group["ids"] = ",".join(str(f["id"]) for f in items)
+        group["cases"] = sorted({f["case"] for f in items if f["case"]})
+        if len(states) == 1:
+            state = next(iter(states))
+            group["state"], group["state_label"] = state, labels.get(state, state)
+        else:
+            group["state"] = "mixed"
+            group["state_label"] = "mixed: " + ", ".join(
+                f"{n} {labels.get(state, state).lower()}" for state, n in states.most_common()
+            )
+        group["notes"] = [f["triage"] for f in items if f["triage"]["note"]][:3]
+    return list(groups.values())
+
+
+def actions_with_groups(
+    actions: list[dict[str, Any]], groups: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each top action with the finding groups it resolves (anchors on the report)."""
+    group_of = {f["id"]: g for g in groups for f in g["items"]}
+    out = []
+    for action in actions:
+        linked: list[dict[str, Any]] = []
+        for finding_id in action["finding_ids"]:
+            group = group_of.get(finding_id)
+            if group is not None and group not in linked:
+                linked.append(group)
+        out.append({**action, "groups": linked})
+    return out
+
+
 # --------------------------------------------------------------------------- trends
 
 

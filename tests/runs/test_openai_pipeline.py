@@ -24,15 +24,20 @@ MODELS = {
 }
 
 
+def schema_title(body: dict) -> str | None:
+    """The title of the JSON schema a request asks for (json_schema or json_object mode)."""
+    fmt = body.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or {}
+    return schema.get("title")
+
+
 def notes_brain(body: dict) -> dict | None:
     """Valid fixture notes (a heading, no figures); every other reply comes from the schema.
 
     The schema-filled manifest and blueprints fail their task checks, get one repair turn and
     fall back to the offline implementation, which the report counts.
     """
-    fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or {}
-    if schema.get("title") == "FixtureNotes":
+    if schema_title(body) == "FixtureNotes":
         return {"markdown": "# Front desk notes\nPlease greet every patient by name.\n"}
     return None
 
@@ -276,8 +281,7 @@ def _compliant_brain(seed: int, scenarios: int, max_turns: int):
     blueprints = build_blueprints(org, plan, max_turns=max_turns, seed=seed, start=date.today())
 
     def brain(body: dict) -> dict | None:
-        fmt = body.get("response_format") or {}
-        title = ((fmt.get("json_schema") or {}).get("schema") or {}).get("title")
+        title = schema_title(body)
         if title == "Manifest":
             return build_manifest(org).model_dump(mode="json")
         if title == "BlueprintSet":
@@ -303,8 +307,7 @@ def test_generation_stays_within_30_percent_of_the_quick_budget(demo_org, tmp_pa
 
 def _invented_quotes_brain(body: dict) -> dict | None:
     """An LLM judge that reports schema-valid findings whose quotes are invented."""
-    fmt = body.get("response_format") or {}
-    title = ((fmt.get("json_schema") or {}).get("schema") or {}).get("title")
+    title = schema_title(body)
     if title == "LlmReview":
         return {
             "findings": [
@@ -353,8 +356,7 @@ def _phrasing_brain(invent: bool):
     """A judge that phrases the top actions: grounded wording, or one with an invented price."""
 
     def brain(body: dict) -> dict | None:
-        fmt = body.get("response_format") or {}
-        title = ((fmt.get("json_schema") or {}).get("schema") or {}).get("title")
+        title = schema_title(body)
         if title != "ActionPhrasing":
             return notes_brain(body)
         prompt = body["messages"][-1]["content"]

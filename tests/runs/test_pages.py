@@ -317,8 +317,7 @@ def test_the_runs_list_shows_a_score_trend_per_org_and_preset(admin_client, demo
 
 
 def test_repeated_findings_are_one_entry_triaged_together(admin_client, canary_run):
-    from runs.admin import group_findings
-    from runs.selectors import run_get_report
+    from runs.selectors import group_findings, run_get_report
 
     findings = run_get_report(run=canary_run)["findings"]
     groups = group_findings(findings)
