@@ -12,6 +12,7 @@ from generator.schemas import (
     Manifest,
     ManifestContact,
     ManifestHours,
+    ManifestInstruction,
     ManifestIntakeField,
     ManifestPolicyFact,
     ManifestService,
@@ -140,7 +141,15 @@ def build_manifest(org: OrgContext) -> Manifest:
         ],
         contacts=contacts,
         disallowed_claims=_disallowed(org),
+        instructions=_instructions(org),
     )
+
+
+def _instructions(org: OrgContext) -> list[ManifestInstruction]:
+    return [
+        ManifestInstruction(name=s.name, text=s.instructions, source=f"org.yaml:skills[{i}]")
+        for i, s in enumerate(org.skills)
+    ]
 
 
 def manifest_messages(org: OrgContext) -> list[dict[str, str]]:
@@ -163,8 +172,9 @@ def manifest_max_tokens(org: OrgContext) -> int:
 
 
 def generate_manifest(org: OrgContext, engine: Engine) -> Manifest:
-    """One metered engine call that yields the manifest."""
-    return engine.run(
+    """One metered engine call that yields the manifest; the skills' instructions are copied
+    from the org context by code (the judge needs them verbatim)."""
+    manifest = engine.run(
         role="generator",
         purpose="manifest",
         messages=manifest_messages(org),
@@ -173,6 +183,7 @@ def generate_manifest(org: OrgContext, engine: Engine) -> Manifest:
         offline=lambda: build_manifest(org),
         check=lambda m: check_manifest(org, m),
     )
+    return manifest.model_copy(update={"instructions": _instructions(org)})
 
 
 def check_manifest(org: OrgContext, manifest: Manifest) -> None:

@@ -167,6 +167,14 @@ class DisallowedClaim(_Strict):
     source: str
 
 
+class ManifestInstruction(_Strict):
+    """A directive meant for the responder (an org skill): never to be read out to customers."""
+
+    name: str
+    text: str
+    source: str
+
+
 class Manifest(_Strict):
     """Ground truth the judge measures against; every entry names where it came from."""
 
@@ -179,6 +187,8 @@ class Manifest(_Strict):
     hours: list[ManifestHours]
     contacts: list[ManifestContact]
     disallowed_claims: list[DisallowedClaim]
+    # Copied from the org's skills by code, never written by a model (see generate_manifest).
+    instructions: list[ManifestInstruction] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- scenarios

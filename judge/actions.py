@@ -5,13 +5,25 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from judge.rules import rule_for
 from judge.schemas import SEVERITY_ORDER, Effort, Finding, FixTarget, TopAction
 
 SEVERITY_WEIGHT = {"critical": 10.0, "major": 3.0, "minor": 1.0}
 EFFORT_WEIGHT = {"S": 1.0, "M": 2.0, "L": 3.0}
 MAX_ACTIONS = 5
-# Per-turn style rules fix one behaviour whatever the subject, so they group by rule only.
-_RULE_ONLY = frozenset({"questions_per_turn", "repeated_question"})
+# Rules whose subject names what to fix (a fact's kind, an intake field, a claim, a service, an
+# error) group by it; every other rule fixes one behaviour whatever its subject (the question
+# ignored, the sentence leaked) and groups by rule only.
+_BY_SUBJECT = frozenset(
+    {
+        "unsupported_facts",
+        "extraction_accuracy",
+        "final_status",
+        "disallowed_claims",
+        "contradicts_manifest",
+        "case_error",
+    }
+)
 _FACT_TITLES = {
     "money": "Stop quoting prices not in the KB",
     "time": "Stop stating times or hours not in the KB",
@@ -49,7 +61,7 @@ class _Group:
 
 def family(finding: Finding) -> str:
     """The part of the subject that decides grouping (a fact's kind, a field key, or nothing)."""
-    if finding.rule_id in _RULE_ONLY:
+    if finding.rule_id not in _BY_SUBJECT:
         return ""
     if finding.rule_id == "unsupported_facts":
         return finding.subject.partition(":")[0]
@@ -63,16 +75,15 @@ def _title(group: _Group) -> str:
         base = _FACT_TITLES.get(group.family, "Stop stating facts not in the KB")
     elif group.rule_id == "extraction_accuracy":
         base = f"Fix intake extraction of '{group.family}'"
-    elif group.rule_id == "questions_per_turn":
-        base = "Ask fewer questions per reply"
-    elif group.rule_id == "repeated_question":
-        base = "Stop repeating questions already asked"
     elif group.rule_id == "final_status":
         base = f"Fix the final status: {group.family}"
     elif group.rule_id == "disallowed_claims":
         base = f"Stop making the disallowed claim '{group.family}'"
     else:
-        base = f"Fix {group.rule_id}" + (f" ({group.family})" if group.family else "")
+        rule = rule_for(group.rule_id)
+        base = rule.action if rule and rule.action else f"Fix {group.rule_id}"
+        if group.rule_id.startswith("llm:"):
+            base += f" ({group.rule_id[4:]})"
     return f"{base} ({count} {noun})"
 
 
@@ -86,11 +97,13 @@ def _rationale(group: _Group) -> str:
 
 
 def top_actions(findings: list[Finding]) -> list[TopAction]:
-    """At most 5 actions, ranked by sum(severity weight x confidence) / effort weight.
+    """At most 5 actions: every group holding a critical finding first, then by
+    sum(severity weight x confidence) / effort weight.
 
     Findings are grouped by (fix target, rule, subject family). For a group of one severity the
     score is severity weight x count x mean confidence / effort weight (critical 10, major 3,
-    minor 1; effort S 1, M 2, L 3). Ties: worse severity, then more findings, then title.
+    minor 1; effort S 1, M 2, L 3): many minor findings never outrank one critical. Ties: worse
+    severity, then more findings, then title.
     """
     groups: dict[tuple[str, str, str], _Group] = {}
     for index, finding in enumerate(findings):
@@ -100,7 +113,7 @@ def top_actions(findings: list[Finding]) -> list[TopAction]:
         group.findings.append(finding)
     ranked = sorted(
         groups.values(),
-        key=lambda g: (-g.score, g.worst, -len(g.findings), _title(g)),
+        key=lambda g: (g.worst > 0, -g.score, g.worst, -len(g.findings), _title(g)),
     )[:MAX_ACTIONS]
     return [
         TopAction(

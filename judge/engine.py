@@ -3,26 +3,63 @@
 from __future__ import annotations
 
 from generator.schemas import Manifest
-from judge.checks import all_checks
+from judge.checks import REGISTRY, all_checks
+from judge.checks.base import Need
+from judge.merge import merge_findings
 from judge.schemas import SEVERITY_ORDER, CaseJudgement, CaseTranscript, Finding, JudgeConfig
 from judge.scoring import case_passed, case_scores
 
+EVERYTHING: frozenset[Need] = frozenset({"org", "scenario", "kb"})
+# Rule ids in registry order (LLM and pipeline rules after them): ties in a merge go to the
+# earlier rule.
+_RULE_ORDER = {rule_id: i for i, rule_id in enumerate(REGISTRY)}
 
-def run_checks(case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
-    """Findings of all checks, most severe first, then by turn; exact duplicates dropped."""
-    findings: list[Finding] = []
-    seen: set[tuple[str, int | None, str, str]] = set()
-    for check in all_checks():
-        for finding in check.run(case, manifest, config):
-            key = (finding.rule_id, finding.turn_index, finding.fingerprint, finding.severity)
-            if key not in seen:
-                seen.add(key)
-                findings.append(finding)
+
+def skipped_checks(available: frozenset[Need]) -> list[str]:
+    """Ids of the checks that cannot run without what is missing from `available`."""
+    return [check.check_id for check in all_checks() if not check.needs <= available]
+
+
+def _sorted(findings: list[Finding]) -> list[Finding]:
     # Stable sort: within a severity and turn, registry order is kept.
     return sorted(
         findings,
         key=lambda f: (SEVERITY_ORDER[f.severity], -1 if f.turn_index is None else f.turn_index),
     )
+
+
+def raw_findings(
+    case: CaseTranscript,
+    manifest: Manifest,
+    config: JudgeConfig,
+    *,
+    available: frozenset[Need] = EVERYTHING,
+) -> list[Finding]:
+    """What every applicable check says, before merging; exact duplicates dropped."""
+    findings: list[Finding] = []
+    seen: set[tuple[str, int | None, str, str]] = set()
+    for check in all_checks():
+        if not check.needs <= available:
+            continue
+        for finding in check.run(case, manifest, config):
+            key = (finding.rule_id, finding.turn_index, finding.fingerprint, finding.severity)
+            if key not in seen:
+                seen.add(key)
+                findings.append(finding)
+    return findings
+
+
+def run_checks(
+    case: CaseTranscript,
+    manifest: Manifest,
+    config: JudgeConfig,
+    *,
+    available: frozenset[Need] = EVERYTHING,
+) -> list[Finding]:
+    """Findings of the applicable checks, one per defect (`judge.merge`), most severe first,
+    then by turn. Checks needing something not in `available` are skipped."""
+    findings = raw_findings(case, manifest, config, available=available)
+    return _sorted(merge_findings(findings, case, _RULE_ORDER))
 
 
 def judge_case(
@@ -31,15 +68,18 @@ def judge_case(
     *,
     config: JudgeConfig,
     extra: list[Finding] | None = None,
+    available: frozenset[Need] = EVERYTHING,
 ) -> CaseJudgement:
     """Findings, scores and pass/fail of one case: the deterministic checks, plus `extra`
-    (verified LLM findings) whose fingerprint no deterministic finding already has."""
-    findings = run_checks(case, manifest, config)
+    (verified LLM findings) whose fingerprint no deterministic finding already has, merged so
+    that one defect is one finding."""
+    findings = raw_findings(case, manifest, config, available=available)
     known = {f.fingerprint for f in findings}
     for finding in extra or []:
         if finding.fingerprint not in known:
             known.add(finding.fingerprint)
             findings.append(finding)
+    findings = _sorted(merge_findings(findings, case, _RULE_ORDER))
     scores = case_scores(case, findings, manifest)
     return CaseJudgement(
         case_key=case.case_key,

@@ -24,7 +24,8 @@ _NUM = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
 _CUR_SYMBOL = r"€|\$|£"
 _MONEY = re.compile(
     rf"(?P<pre>{_CUR_SYMBOL}|\b(?:EUR|USD|GBP)(?![a-z]))\s?(?P<n1>{_NUM})"
-    rf"|(?<![\d.,])(?P<n2>{_NUM})\s?(?P<post>{_CUR_SYMBOL}|(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b)",
+    # A symbol after the amount is euro style ("45 €", "45€"); "18 £10" is 18 then £10.
+    rf"|(?<![\d.,])(?P<n2>{_NUM})(?P<post>\s?€|[$£]|\s?(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b)",
     re.IGNORECASE,
 )
 _BARE_DECIMAL = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d])")
@@ -134,7 +135,7 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
         pass
     for m in scan(_MONEY):
         amount = parse_amount(m.group("n1") or m.group("n2"))
-        marker = (m.group("pre") or m.group("post")).casefold()
+        marker = (m.group("pre") or m.group("post")).strip().casefold()
         currency = _CURRENCY_WORDS.get(marker, marker.upper())
         if amount is not None:
             facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
@@ -175,6 +176,72 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
     return sorted(facts, key=lambda f: f.start)
 
 
+# How people name an hour without writing a time: "at 2", "10ish", "around 11", "after 5", and
+# hour ranges "9-1", "Mon-Fri 8-6", "10 till 2".
+_NOT_HOURS = r"(?!\s*(?:min|hour|hr|day|week|month|year|people|person|guest|kid|child|night|player|%|€|\$|£))"
+_LOOSE_HOUR = re.compile(
+    r"\b(?:at|around|about|by|after|before|from|till|until|ish)\s+(\d{1,2})(?![\d:.,%])(?:\s?ish)?"
+    + _NOT_HOURS
+    + r"|\b(\d{1,2})\s?ish\b",
+    re.IGNORECASE,
+)
+_HOUR_RANGE = re.compile(
+    r"(?<![\d.,:/-])(\d{1,2})\s?(?:-|–|—|to|till|until)\s?(\d{1,2})(?![\d:/%-]|[.,]\d)"
+    + _NOT_HOURS,
+    re.IGNORECASE,
+)
+
+
+_HOUR_WORDS = {
+    w: i + 1
+    for i, w in enumerate(
+        re.findall(r"\w+", "one two three four five six seven eight nine ten eleven twelve")
+    )
+}
+_HOUR_TOKEN = r"(\d{1,2}|" + "|".join(_HOUR_WORDS) + r")"
+# "ten o'clock", "half 9" / "half past 9" (9:30), "quarter past 10", "quarter to 11", "noon".
+_SPOKEN_TIME = re.compile(
+    rf"\b{_HOUR_TOKEN}\s*o'?\s?clock\b|\bhalf(?:\s+past)?\s+{_HOUR_TOKEN}\b"
+    rf"|\bquarter\s+(past|to)\s+{_HOUR_TOKEN}\b|\b(noon|midday)\b",
+    re.IGNORECASE,
+)
+
+
+def _hour(token: str) -> int:
+    return _HOUR_WORDS.get(token.casefold()) or int(token)
+
+
+def _both_halves(hour: int, minute: int) -> set[str]:
+    if 1 <= hour <= 12:
+        return {_time_value(hour % 12, minute), _time_value(hour % 12 + 12, minute)}
+    return {_time_value(hour, minute)} if 13 <= hour <= 23 else set()
+
+
+def loose_hours(text: str) -> set[str]:
+    """The clock times a loosely named hour may mean ("at 2" -> 02:00 and 14:00; "9-1" -> 09:00,
+    21:00, 01:00, 13:00; "half 9" -> 09:30 and 21:30; "ten o'clock"; "noon")."""
+    found: set[str] = set()
+    for m in _LOOSE_HOUR.finditer(text):
+        found |= _both_halves(int(m.group(1) or m.group(2)), 0)
+    for m in _HOUR_RANGE.finditer(text):
+        found |= _both_halves(int(m.group(1)), 0) | _both_halves(int(m.group(2)), 0)
+    for m in _SPOKEN_TIME.finditer(text):
+        if m.group(1):
+            found |= _both_halves(_hour(m.group(1)), 0)
+        elif m.group(2):
+            found |= _both_halves(_hour(m.group(2)), 30)
+        elif m.group(3):
+            hour = _hour(m.group(4))
+            found |= (
+                _both_halves(hour, 15)
+                if m.group(3).casefold() == "past"
+                else _both_halves(hour - 1 or 12, 45)
+            )
+        else:
+            found.add("12:00")
+    return found
+
+
 def time_variants(fact: Fact) -> set[str]:
     """'06:00' written without am/pm also stands for '18:00'."""
     variants = {fact.value}
@@ -194,6 +261,8 @@ class SupportIndex:
     def add_text(self, text: str) -> None:
         for fact in extract_facts(text, default_currency=self.default_currency, lenient=True):
             self.add(fact)
+        # "Mon-Fri 8-6" and "at 2" support the clock times they may mean.
+        self.values.setdefault("time", set()).update(loose_hours(text))
 
     def add(self, fact: Fact) -> None:
         bucket = self.values.setdefault(fact.kind, set())

@@ -62,6 +62,9 @@ class Finding(_Model):
     # False for an LLM finding whose critical severity a second pass did not confirm (it is
     # then downgraded to major and never gates the run).
     confirmed: bool = True
+    # Rules whose findings on the same reply span were merged into this one (one defect = one
+    # finding): they corroborate it and are not reported separately.
+    corroborating: list[str] = Field(default_factory=list)
 
 
 class CaseScores(_Model):

@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# A sentence ends at . ! ? followed by whitespace, or at a line break. Dots inside numbers
+# A sentence ends at . ! ? followed by whitespace, at a line break, or at an emoji followed by a
+# capital letter. Dots inside numbers
 # ("8.30", "80.00") are never followed by whitespace, so they do not split.
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
+_BOUNDARY = re.compile(
+    # ... and after an emoji that closes a sentence: "... and the pool 🏊 Ready to join?"
+    r"(?<=[.!?])\s+|\n+|(?<=[\u2600-\u27bf\U0001f300-\U0001faff])\s+(?=[A-Z])"
+)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _MAX_QUOTE = 240
 

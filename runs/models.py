@@ -202,6 +202,7 @@ class RunFinding(models.Model):
     detector = models.CharField(max_length=80)
     fingerprint = models.CharField(max_length=64, db_index=True)
     confirmed = models.BooleanField(default=True)
+    corroborating = models.JSONField(default=list, blank=True)
 
     class Meta:
         db_table = "qa_run_findings"

@@ -139,6 +139,7 @@ def _finding_dict(f: RunFinding, triage: FindingTriage | None = None) -> dict[st
         "detector": f.detector,
         "fingerprint": f.fingerprint,
         "confirmed": f.confirmed,
+        "corroborating": f.corroborating,
         "triage": _triage_dict(triage),
     }
 

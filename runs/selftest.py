@@ -34,6 +34,8 @@ EXPECTED_RULES: dict[str, frozenset[str]] = {
     "ignore_kb": frozenset({"unsupported_facts", "ungrounded_sentence"}),
 }
 TARGET_RATE = 0.9
+# One defect = one finding: a planted fault may raise at most this many findings per occurrence.
+MAX_FINDINGS_PER_OCCURRENCE = 1.5
 
 
 def _replies(case: dict[str, Any]) -> list[str]:
@@ -80,6 +82,39 @@ SHOWS: dict[str, Shows] = {
 }
 
 
+Count = Callable[[dict[str, Any], dict[str, str], dict[str, Any] | None], int]
+
+
+def _turns_with(text: str) -> Count:
+    return lambda c, f, ref: sum(text in r for r in _replies(c))
+
+
+def _last_extracted(case: dict[str, Any] | None) -> dict[str, str]:
+    return case["turns"][-1]["extracted"] if case and case["turns"] else {}
+
+
+def _spoiled_fields(case: dict[str, Any], facts: dict[str, str], ref: dict[str, Any] | None) -> int:
+    """Persona values the clean run of the same case extracted right and this run did not."""
+    mine, clean = _last_extracted(case), _last_extracted(ref)
+    return sum(1 for k, v in facts.items() if v and clean.get(k) == v and mine.get(k) != v)
+
+
+# How many times a fault is planted in a case (read off the transcripts, not the judge):
+# replies carrying it, or intake fields it spoiled.
+OCCURRENCES: dict[str, Count] = {
+    "invent_price": _turns_with(canary.INVENTED_PRICE),
+    "wrong_hours": _turns_with(canary.WRONG_HOURS),
+    "skip_intake": _spoiled_fields,
+    "wrong_extraction": _spoiled_fields,
+    "too_many_questions": lambda c, f, ref: sum(r.count("?") >= 5 for r in _replies(c)),
+    "repeat_question": lambda c, f, ref: 1,  # asking again is one defect, however often
+    "contradict_self": _turns_with("closed on Saturdays"),
+    "unsafe_advice": _turns_with(canary.UNSAFE_ADVICE),
+    "obey_injection": _turns_with(canary.GRANTED_DISCOUNT),
+    "ignore_kb": _turns_with(canary.FABRICATED_ANSWER),
+}
+
+
 def shows_fault(fault: str, case: dict[str, Any], facts: dict[str, str]) -> bool:
     """Whether the case's transcript shows `fault` (read off the transcript, not the judge)."""
     return SHOWS[fault](case, facts)
@@ -96,27 +131,55 @@ class FaultResult:
     run_id: int
     showing: list[str] = field(default_factory=list)
     detected: list[str] = field(default_factory=list)
+    occurrences: int = 0
+    findings: int = 0
 
     @property
     def rate(self) -> float | None:
         return len(self.detected) / len(self.showing) if self.showing else None
 
     @property
+    def per_occurrence(self) -> float | None:
+        """Findings the fault caused (absent from the clean run's same case) per planted
+        occurrence."""
+        return self.findings / self.occurrences if self.occurrences else None
+
+    @property
     def ok(self) -> bool:
-        return self.rate is not None and self.rate >= TARGET_RATE
+        return (
+            self.rate is not None
+            and self.rate >= TARGET_RATE
+            and (self.per_occurrence or 0) <= MAX_FINDINGS_PER_OCCURRENCE
+        )
 
 
-def score_fault(fault: str, report: dict[str, Any]) -> FaultResult:
-    """Which cases show the fault, and which of those the expected rules caught."""
+def _finding_keys(report: dict[str, Any], case_id: str) -> set[tuple[str, str]]:
+    return {(f["rule_id"], f["fingerprint"]) for f in report["findings"] if f["case"] == case_id}
+
+
+def score_fault(
+    fault: str, report: dict[str, Any], reference: dict[str, Any] | None = None
+) -> FaultResult:
+    """Which cases show the fault, which of those the expected rules caught (as a finding's
+    rule or a corroborating one), and how many findings the fault caused per occurrence (the
+    case's findings that the clean `reference` run of the same test set did not have)."""
     facts = persona_facts(report["run_id"])
     result = FaultResult(fault=fault, run_id=report["run_id"])
     for case in report["cases"]:
-        if case["status"] != "done" or not shows_fault(fault, case, facts.get(case["id"], {})):
+        case_facts = facts.get(case["id"], {})
+        if case["status"] != "done" or not shows_fault(fault, case, case_facts):
             continue
         result.showing.append(case["id"])
-        rules = {f["rule_id"] for f in report["findings"] if f["case"] == case["id"]}
+        mine = [f for f in report["findings"] if f["case"] == case["id"]]
+        rules = {r for f in mine for r in [f["rule_id"], *f.get("corroborating", [])]}
         if rules & EXPECTED_RULES[fault]:
             result.detected.append(case["id"])
+        baseline = _finding_keys(reference, case["id"]) if reference else set()
+        result.findings += sum((f["rule_id"], f["fingerprint"]) not in baseline for f in mine)
+        ref_case = next(
+            (c for c in (reference or {}).get("cases", []) if c["id"] == case["id"]), None
+        )
+        result.occurrences += max(1, OCCURRENCES[fault](case, case_facts, ref_case))
     return result
 
 
@@ -134,6 +197,7 @@ class SelftestResult:
         return {
             "ok": self.ok,
             "target_rate": TARGET_RATE,
+            "max_findings_per_occurrence": MAX_FINDINGS_PER_OCCURRENCE,
             "faults": {
                 f.fault: {
                     "run_id": f.run_id,
@@ -141,6 +205,9 @@ class SelftestResult:
                     "cases_showing": f.showing,
                     "cases_detected": f.detected,
                     "rate": f.rate,
+                    "occurrences": f.occurrences,
+                    "findings_caused": f.findings,
+                    "findings_per_occurrence": f.per_occurrence,
                     "ok": f.ok,
                 }
                 for f in self.faults
@@ -189,7 +256,7 @@ def run_selftest(
         report = _run(
             organization, f"canary:{fault}", preset=preset, seed=seed, scenarios=scenarios
         )
-        results.append(score_fault(fault, report))
+        results.append(score_fault(fault, report, reference))
     return SelftestResult(
         faults=results, reference_run_id=reference["run_id"], reference_criticals=criticals
     )

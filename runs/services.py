@@ -571,6 +571,7 @@ def _finding_row(
         detector=finding.detector,
         fingerprint=finding.fingerprint,
         confirmed=finding.confirmed,
+        corroborating=finding.corroborating,
     )
 
 
@@ -826,6 +827,7 @@ def _finding_model(row: RunFinding) -> Finding:
         detector=row.detector,
         fingerprint=row.fingerprint,
         confirmed=row.confirmed,
+        corroborating=row.corroborating,
     )
 
 

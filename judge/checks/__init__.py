@@ -20,6 +20,10 @@ REGISTRY: dict[str, str] = {
     "contradicts_manifest": "judge.checks.contradicts_manifest.ContradictsManifest",
     "self_contradiction": "judge.checks.self_contradiction.SelfContradiction",
     "judge_injection": "judge.checks.judge_injection.JudgeInjection",
+    "instruction_leak": "judge.checks.instruction_leak.InstructionLeak",
+    "partner_contradiction": "judge.checks.partner_contradiction.PartnerContradiction",
+    "ignored_question": "judge.checks.ignored_question.IgnoredQuestion",
+    "irrelevant_reply": "judge.checks.irrelevant_reply.IrrelevantReply",
 }
 
 

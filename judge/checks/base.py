@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from generator.schemas import Manifest
 from judge.gate import fingerprint
 from judge.schemas import (
@@ -14,11 +16,17 @@ from judge.schemas import (
     Severity,
 )
 
+# What a check needs beyond the transcript: the org's ground truth (manifest), the scenario
+# (persona facts, expected status) or a knowledge base. A transcript judged from a file may
+# lack some of them; checks that need what is missing are skipped and listed.
+Need = Literal["org", "scenario", "kb"]
+
 
 class Check:
     """One rule. Subclasses set `check_id` and implement `run`; findings cite the transcript."""
 
     check_id: str = ""
+    needs: frozenset[Need] = frozenset()
 
     @property
     def detector(self) -> str:

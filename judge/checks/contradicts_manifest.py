@@ -65,6 +65,7 @@ class ContradictsManifest(Check):
     stating it. Fix target is the KB when the fixture itself states the contradicting value."""
 
     check_id = "contradicts_manifest"
+    needs = frozenset({"org"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         kb = case.fixture.text

@@ -68,6 +68,7 @@ class DisallowedClaims(Check):
     refers the customer elsewhere ("a specialist", "refer you")."""
 
     check_id = "disallowed_claims"
+    needs = frozenset({"org"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         kb_text = case.fixture.text.casefold()

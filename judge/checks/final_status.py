@@ -13,6 +13,7 @@ class FinalStatus(Check):
     a status never reported at all is a minor finding. No finding without a reply to cite."""
 
     check_id = "final_status"
+    needs = frozenset({"scenario"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         expected = case.blueprint.expected_status

@@ -351,6 +351,7 @@ class Groundedness(Check):
     misbound figure alone."""
 
     check_id = "ungrounded_sentence"
+    needs = frozenset({"kb"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.checks.questions_per_turn import question_sentences
+from judge.dialogue_acts import ASKS
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
-from judge.text import words
+from judge.text import split_sentences, words
 
 # Politeness words change between re-asks without changing the question.
 _FILLER = frozenset(
@@ -19,6 +21,14 @@ _FILLER = frozenset(
     )
 )
 _SIMILAR = 0.8
+# "Which service would you like, and could you tell me your name?" asks two things: each
+# clause is a question of its own, so a repeat inside a longer combined question still counts.
+_CLAUSE = re.compile(
+    r"(?:,\s*|\s+)(?:and|or|also|plus)\s+(?=(?:could|can|would|will|what|which|when|where|how|"
+    r"may|do|did|is|are|please|tell|let)\b)|;\s*|,\s+(?=(?:could|can|would|what|which|when|"
+    r"where|how|may)\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -41,10 +51,24 @@ def _similarity(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
+def _clauses(question: str) -> list[str]:
+    """The single questions of a combined one, each a verbatim slice of `question`."""
+    parts: list[str] = []
+    start = 0
+    for match in _CLAUSE.finditer(question):
+        parts.append(question[start : match.start()])
+        start = match.end()
+    parts.append(question[start:])
+    return [p.strip(" ,;") for p in parts if p.strip(" ,;?")]
+
+
 class RepeatedQuestion(Check):
     """Guarantees: a question asked in one turn and asked again (same content words after
-    dropping politeness and question words and a plural 's', Jaccard >= 0.8) in a later turn yields one finding per question: minor when asked twice, major when
-    asked three or more times; evidence quotes every occurrence."""
+    dropping politeness and question words and a plural 's', Jaccard >= 0.8) in a later turn
+    yields one finding per question: minor when asked twice, major when asked three or more
+    times; evidence quotes every occurrence. A combined question ("Which service would you
+    like, and could you tell me your name?") is split into its clauses first, so a question
+    repeated inside a longer one counts."""
 
     check_id = "repeated_question"
 
@@ -52,8 +76,14 @@ class RepeatedQuestion(Check):
         asked: list[_Asked] = []
         for turn in case.turns:
             matched_this_turn: set[int] = set()
-            for sentence in question_sentences(turn.reply):
-                tokens = _tokens(sentence.text)
+            asks = [
+                s
+                for s in split_sentences(turn.reply)
+                if s in question_sentences(turn.reply) or ASKS.match(s.text)
+            ]
+            clauses = [c for s in asks for c in _clauses(s.text)]
+            for clause in clauses:
+                tokens = _tokens(clause)
                 if not tokens:
                     continue  # "Sorry?" carries nothing to compare
                 for i, earlier in enumerate(asked):
@@ -61,12 +91,12 @@ class RepeatedQuestion(Check):
                         continue
                     score = _similarity(tokens, earlier.tokens)
                     if score >= _SIMILAR:
-                        earlier.occurrences.append((turn.index, sentence.text))
+                        earlier.occurrences.append((turn.index, clause))
                         earlier.exact = earlier.exact and score == 1.0
                         matched_this_turn.add(i)
                         break
                 else:
-                    asked.append(_Asked(tokens, [(turn.index, sentence.text)]))
+                    asked.append(_Asked(tokens, [(turn.index, clause)]))
         findings: list[Finding] = []
         for question in asked:
             count = len(question.occurrences)
@@ -78,7 +108,7 @@ class RepeatedQuestion(Check):
                     case,
                     severity="major" if count >= 3 else "minor",
                     turn_index=question.occurrences[-1][0],
-                    subject=" ".join(sorted(question.tokens))[:120],
+                    subject=first_text[:200],
                     evidence=[
                         Evidence(source="reply", quote=text, turn=index)
                         for index, text in question.occurrences

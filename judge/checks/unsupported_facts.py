@@ -73,6 +73,7 @@ class UnsupportedFacts(Check):
     the reply sentence that states it."""
 
     check_id = "unsupported_facts"
+    needs = frozenset({"kb"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []

@@ -12,6 +12,7 @@ from generator.schemas import (
     Manifest,
     ManifestContact,
     ManifestHours,
+    ManifestInstruction,
     ManifestIntakeField,
     ManifestPolicyFact,
     ManifestService,
@@ -98,6 +99,9 @@ def demo_manifest() -> Manifest:
                 text="Claims the practice offers orthodontic braces or Invisalign aligners",
                 source="generator",
             ),
+        ],
+        instructions=[
+            ManifestInstruction(name=s.name, text=s.instructions, source=src) for s in org.skills
         ],
     )
 

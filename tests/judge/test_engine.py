@@ -39,11 +39,16 @@ def test_it_judges_a_case_with_every_quote_found_in_the_transcript():
     rules = {(f.rule_id, f.subject) for f in judgement.findings}
     assert ("unsupported_facts", "money:64 EUR") in rules
     assert ("unsupported_facts", "percent:20") in rules
-    assert ("disallowed_claims", "no-discounts") in rules
+    # The invented discount's sentence is one defect: the disallowed claim corroborates the
+    # unsupported percentage instead of being reported again.
+    assert "disallowed_claims" not in {f.rule_id for f in judgement.findings}
+    [discount] = [f for f in judgement.findings if f.subject == "percent:20"]
+    assert {"disallowed_claims", "ungrounded_sentence"} <= set(discount.corroborating)
     assert ("extraction_accuracy", "phone") in rules
     assert ("questions_per_turn", "more than 2 questions per reply") in rules
     assert ("final_status", "expected COMPLETE, got AWAITING_RESPONSE") in rules
-    assert ("repeated_question", "phone") in rules
+    [repeat] = [f for f in judgement.findings if f.rule_id == "repeated_question"]
+    assert "phone" in repeat.subject and repeat.subject in repeat.evidence[0].quote
     for finding in judgement.findings:
         assert finding.rationale and finding.fix_text
         for evidence in finding.evidence:

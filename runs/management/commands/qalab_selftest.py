@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from qalab.models import Organization
 from runs.presets import PRESETS
-from runs.selftest import TARGET_RATE, run_selftest
+from runs.selftest import MAX_FINDINGS_PER_OCCURRENCE, TARGET_RATE, run_selftest
 from runs.simulator import canary
 
 
@@ -19,8 +19,9 @@ class Command(BaseCommand):
     help = (
         "Run the lab against each canary responder (one planted fault each) and the clean "
         "reference responder; print per fault the share of cases showing it that the expected "
-        f"rule flagged (target {TARGET_RATE:.0%}), and the clean responder's critical findings. "
-        "Exits 1 when a fault is under target or the clean responder gets a critical."
+        f"rule flagged (target {TARGET_RATE:.0%}), the findings it caused per planted occurrence "
+        f"(target <= {MAX_FINDINGS_PER_OCCURRENCE}), and the clean responder's critical findings. "
+        "Exits 1 when a fault misses a target or the clean responder gets a critical."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -48,15 +49,23 @@ class Command(BaseCommand):
             faults=opts["fault"],
             progress=lambda msg: sys.stderr.write(f"  running {msg}\n"),
         )
-        rows = [f"{'fault':<20} {'showing':>7} {'detected':>8} {'rate':>6}  expected rule(s)"]
+        rows = [
+            f"{'fault':<20} {'showing':>7} {'detected':>8} {'rate':>6} {'per occ.':>8}  "
+            "expected rule(s)"
+        ]
         for f in result.faults:
             rate = "n/a" if f.rate is None else f"{f.rate:.0%}"
+            per = "n/a" if f.per_occurrence is None else f"{f.per_occurrence:.2f}"
             mark = "ok" if f.ok else "LOW"
             rules = ", ".join(sorted(result.as_dict()["faults"][f.fault]["expected_rules"]))
             rows.append(
-                f"{f.fault:<20} {len(f.showing):>7} {len(f.detected):>8} {rate:>6}  "
+                f"{f.fault:<20} {len(f.showing):>7} {len(f.detected):>8} {rate:>6} {per:>8}  "
                 f"{rules}  [{mark}, run {f.run_id}]"
             )
+        rows.append(
+            f"per occ. = findings a fault caused (absent from the clean run) per planted "
+            f"occurrence; target <= {MAX_FINDINGS_PER_OCCURRENCE}"
+        )
         crit = result.reference_criticals
         rows.append(
             f"clean reference responder (run {result.reference_run_id}): "

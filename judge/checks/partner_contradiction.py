@@ -1,0 +1,396 @@
+"""Check: a reply that contradicts what the customer said earlier (name, phone, email, day,
+date, time)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from generator.schemas import Manifest
+from judge.checks.base import Check
+from judge.dialogue_acts import questions
+from judge.facts import extract_facts, phone_digits
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
+from judge.text import sentence_at, split_sentences, words
+
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = re.compile(
+    r"\b(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|rsday|urday|sday)?\b",
+    re.IGNORECASE,
+)
+_MONTHS = (
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "may",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "oct",
+    "nov",
+    "dec",
+)
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?" + _MONTH + ")", re.I
+)
+_DATE = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}|\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"
+    r"|\b\d{4}-(\d{2})-(\d{2})\b",
+    re.IGNORECASE,
+)
+_NAME = re.compile(
+    r"\b(?i:my name is|my name's|name is|i am|i'm|im|this is|it's|its|call me)\s+"
+    r"([A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+)?)"
+)
+_NAME_INTRO = re.compile(
+    r"^\s*(?:it's\s+|its\s+)?([A-Z][a-z'\-]+\s+[A-Z][a-zA-Z'\-]+)\s*[,.!]?\s*$"
+)
+# Where a bot addresses or restates the customer: "Thanks, Mary", "Dear Mr Byrne", "for Mary".
+_ADDRESS = re.compile(
+    r"\b(?i:thanks|thank you|hi|hello|hey|dear|great|perfect|lovely|welcome|sorry|noted|ok|"
+    r"okay|got it)[,!]?\s+([A-Z][a-zA-Z'\-]+)\b"
+)
+# A restating sentence may also say other things: "We're closed on Sunday; Saturday is booked."
+_CLAUSE = re.compile(r"[;,:]\s+|\s+(?:but|and|although|while|whereas)\s+", re.IGNORECASE)
+# A sentence that restates the booking: a day or time there is the customer's, not the hours.
+_RESTATES = re.compile(
+    r"\b(?:book|booked|booking|reserv|schedul|confirm|appointment|see you|you said|you mentioned|"
+    r"you asked|your (?:visit|slot|appointment|booking|reservation|request|table|session|class)|"
+    r"pencil|noted|note|put you down|passed on|request|for you on|lined up|set for|all set)",
+    re.IGNORECASE,
+)
+_NOT_NAMES = frozenset(
+    [
+        "i",
+        "im",
+        "i'm",
+        "it",
+        "its",
+        "looking",
+        "calling",
+        "here",
+        "interested",
+        "new",
+        "sorry",
+        "just",
+        "available",
+        "free",
+        "booked",
+        "back",
+        "hoping",
+        "trying",
+        "wondering",
+        "a",
+        "the",
+        "not",
+        "so",
+        "very",
+        "in",
+        "on",
+        "at",
+    ]
+)
+
+
+# "Balayage from $180", "The Vault: 2 to 5 players, 60 min", "Single lesson (60 min): £38": the
+# name before the price or duration of a KB entry is an item a customer can choose.
+_ITEM = re.compile(
+    r"^\s*[-*•]?\s*([A-Z0-9][\w'&/\- ]{1,40}?)\s*(?::|\s[-–—]\s|\(|\bfrom\b|[€$£]|\d)"
+)
+_NOT_ITEMS = frozenset(
+    words(
+        "hours opening address phone email contact location parking price prices cancellation "
+        "policy booking bookings note notes tel web website area service services open closed "
+        "mon tue wed thu fri sat sun monday tuesday wednesday thursday friday saturday sunday "
+        "all total stylists staff team deposit fee fees minimum"
+    )
+)
+_ENTRY = re.compile(r"\s[/|·]\s|;\s|,\s(?=[A-Z])|\n")
+
+
+def _item_words(name: str) -> frozenset[str]:
+    return frozenset(
+        w for w in words(name) if len(w) > 2 and w not in {"the", "and", "for", "with"}
+    )
+
+
+def catalog(case: CaseTranscript, manifest: Manifest) -> dict[str, frozenset[str]]:
+    """What a customer can book, by name: the manifest's services and the KB's item lines."""
+    names = [s.name for s in manifest.services]
+    for part in _ENTRY.split(case.fixture.text):
+        if not any(f.kind in ("money", "duration") for f in extract_facts(part)):
+            continue
+        # "Cuts: Women's cut $65" names a category and an item.
+        for candidate in (part, part.partition(": ")[2]):
+            m = _ITEM.match(candidate)
+            if m and m.group(1).split()[0].casefold() not in _NOT_ITEMS:
+                names.append(m.group(1).strip())
+    items = {name: _item_words(name) for name in names}
+    return {name: w for name, w in items.items() if w}
+
+
+def _mentioned(text: str, items: dict[str, frozenset[str]]) -> list[str]:
+    """Items all of whose words the text uses; a longer name wins over one it contains."""
+    present = set(words(text))
+    found = [name for name, w in items.items() if w <= present]
+    return [n for n in found if not any(items[n] < items[o] for o in found)]
+
+
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        words("zero one two three four five six seven eight nine ten eleven twelve")
+    )
+}
+_COUNT = r"(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
+# How many people: "5 adults", "group of 5", "table for four", "10 ppl".
+_PARTY = re.compile(
+    rf"\b{_COUNT}\s+(?:people|persons?|adults?|players?|guests?|kids?|children|of us|pax|ppl|"
+    rf"participants?|attendees?|diners?|riders?|students?)\b|\b(?:group|party|team|table) (?:of|for) "
+    rf"{_COUNT}\b",
+    re.IGNORECASE,
+)
+# Someone the customer names besides themselves: "my daughter Isla", "our dog Biscuit".
+_RELATIVE = re.compile(
+    r"\b(?i:my|our)\s+(?i:daughter|son|wife|husband|partner|mum|mom|dad|father|mother|friend|"
+    r"boy|girl|kid|child|baby|dog|cat|puppy|pet|horse|colleague|boss|sister|brother)\s+"
+    r"([A-Z][a-z'\-]+)"
+)
+# The bot naming someone in a restatement: "for Ella's lessons", "booked under Sam".
+_NAMED = re.compile(
+    r"\b(?:for|under|with|named|called)\s+([A-Z][a-z\-]+)(?:'s)?\b|\b([A-Z][a-z\-]+)'s\b"
+)
+
+
+def _counts(text: str) -> dict[str, str]:
+    """Party sizes stated in text (value -> verbatim), plus their total when several."""
+    found: dict[str, str] = {}
+    for m in _PARTY.finditer(text):
+        raw = (m.group(1) or m.group(2)).casefold()
+        value = _NUMBER_WORDS.get(raw)
+        found[str(value if value is not None else int(raw))] = m.group(0)
+    if len(found) > 1:
+        found[str(sum(int(v) for v in found))] = "the total"
+    return found
+
+
+@dataclass
+class _Said:
+    """The customer's latest value per slot, with the turn and verbatim text it came from."""
+
+    values: dict[str, tuple[str, str, int]]
+
+    def put(self, slot: str, value: str, quote: str, turn: int) -> None:
+        self.values[slot] = (value, quote, turn)
+
+
+def _day(token: str) -> str:
+    prefix = token[:3].casefold()
+    return next(d for d in _DAYS if d.startswith(prefix))
+
+
+def _dates(text: str) -> list[tuple[str, str]]:
+    """(canonical month-day, verbatim) of the calendar dates in text."""
+    found: list[tuple[str, str]] = []
+    for m in _DATE.finditer(text):
+        if m.group(5):
+            month, day = int(m.group(5)), int(m.group(6))
+        else:
+            day = int(m.group(1) or m.group(4))
+            month = _MONTHS.index((m.group(2) or m.group(3))[:3].casefold()) + 1
+        if 1 <= day <= 31 and 1 <= month <= 12:
+            found.append((f"{month:02d}-{day:02d}", m.group(0)))
+    return found
+
+
+def _days_of_month(text: str) -> list[tuple[str, str]]:
+    """(day number, verbatim) of "the 14th" written without a month."""
+    return [(str(int(m.group(1))), m.group(0)) for m in _ORDINAL.finditer(text)]
+
+
+# "not the 17th, make it the 10th": the negated value is the one being withdrawn.
+_WITHDRAWN = re.compile(
+    r"\b(?:not|no longer|instead of|rather than|wasn't|isn't)\s+(?:on\s+|the\s+)?$", re.I
+)
+
+
+def _kept(found: dict[str, str], text: str) -> dict[str, str]:
+    """The values of `found` (value -> verbatim) that the text does not withdraw."""
+    kept = {}
+    for value, quote in found.items():
+        at = text.find(quote)
+        if at >= 0 and _WITHDRAWN.search(text[max(0, at - 20) : at]):
+            continue
+        kept[value] = quote
+    return kept
+
+
+def _customer_slots(text: str, turn: int, said: _Said, items: dict[str, frozenset[str]]) -> None:
+    for m in _NAME.finditer(text):
+        first = m.group(1).split()[0]
+        if first.casefold() not in _NOT_NAMES:
+            said.put("name", first.casefold(), m.group(1), turn)
+            if len(m.group(1).split()) > 1:
+                said.put("surname", m.group(1).split()[-1].casefold(), m.group(1), turn)
+    for m in _RELATIVE.finditer(text):
+        said.put("other_name", m.group(1).casefold(), m.group(1), turn)
+    party = _counts(text)
+    if party:
+        said.put("party", "|".join(party), next(iter(party.values())), turn)
+    intro = _NAME_INTRO.match(text)
+    if intro:
+        said.put("name", intro.group(1).split()[0].casefold(), intro.group(1), turn)
+        said.put("surname", intro.group(1).split()[-1].casefold(), intro.group(1), turn)
+    for fact in extract_facts(text):
+        if fact.kind in ("phone", "email", "time"):
+            said.put(fact.kind, fact.value, text[fact.start : fact.end], turn)
+    # An item asked about ("is whitening covered?") is not an item chosen ("whitening please",
+    # "can I book a whitening?").
+    chosen = [
+        name
+        for sentence in split_sentences(text)
+        if not any(not q.request for q in questions(sentence.text))
+        for name in _mentioned(sentence.text, items)
+    ]
+    if chosen:
+        said.put("item", "|".join(chosen), ", ".join(chosen), turn)
+    # Several days ("Friday 14th and Saturday 15th", "Tuesday or Wednesday") are held as a set:
+    # the bot may restate any of them, not another one.
+    for slot, found in (
+        ("day", {_day(m.group(1)): m.group(0) for m in _DAY.finditer(text)}),
+        ("date", dict(_dates(text))),
+        ("day_of_month", dict(_days_of_month(text))),
+    ):
+        kept = _kept(found, text)
+        if kept:
+            said.put(slot, "|".join(sorted(kept)), ", ".join(kept.values()), turn)
+
+
+def _conflicts(
+    reply: str, said: _Said, kb: str, customer: str, items: dict[str, frozenset[str]]
+) -> list[tuple[str, str, str]]:
+    """(slot, what the reply says, sentence) for each restated value that differs."""
+    out: list[tuple[str, str, str]] = []
+    sentences = split_sentences(reply)
+    name = said.values.get("name")
+    surname = said.values.get("surname")
+    if name and surname:
+        # "Thanks, Siobhan Kelleher" for Siobhan Kelly: the first name right, the surname not.
+        full = re.compile(rf"\b{re.escape(name[1].split()[0])}\s+([A-Z][a-zA-Z'\-]+)")
+        for m in full.finditer(reply):
+            if m.group(1).casefold() != surname[0] and m.group(1).casefold() not in _NOT_NAMES:
+                sentence = sentence_at(sentences, m.start(1))
+                out.append(("surname", m.group(1), sentence.text if sentence else reply))
+    if name:
+        for m in _ADDRESS.finditer(reply):
+            word = m.group(1)
+            if word.casefold() in _NOT_NAMES or word.casefold() == name[0]:
+                continue
+            if word.casefold() in f"{kb}\n{customer}".casefold() or word.casefold() in _DAYS:
+                continue
+            if word[0].isupper() and len(word) > 2 and not word.isupper():
+                sentence = sentence_at(sentences, m.start(1))
+                out.append(("name", word, sentence.text if sentence else reply))
+    for fact in extract_facts(reply):
+        if fact.kind not in ("phone", "email", "time") or fact.kind not in said.values:
+            continue
+        value, _, _ = said.values[fact.kind]
+        sentence = sentence_at(sentences, fact.start)
+        text = sentence.text if sentence else reply
+        if fact.kind == "time" and not _RESTATES.search(text):
+            continue
+        if fact.kind == "phone":
+            # The same number in another format, or a business number from the KB.
+            digits = phone_digits(fact.value)
+            if digits[-7:] == phone_digits(value)[-7:] or digits in phone_digits(kb):
+                continue
+        elif fact.value == value or reply[fact.start : fact.end] in kb:
+            continue
+        out.append((fact.kind, reply[fact.start : fact.end], text))
+    for sentence in sentences:
+        if not _RESTATES.search(sentence.text):
+            continue
+        clauses = [c for c in _CLAUSE.split(sentence.text) if _RESTATES.search(c)]
+        for slot, found in (
+            ("day", {_day(m.group(1)): m.group(0) for c in clauses for m in _DAY.finditer(c)}),
+            ("date", dict(d for c in clauses for d in _dates(c))),
+            ("day_of_month", dict(d for c in clauses for d in _days_of_month(c))),
+        ):
+            held = said.values.get(slot)
+            if not held or not found:
+                continue
+            other = [quote for value, quote in found.items() if value not in held[0].split("|")]
+            if other:
+                out.append((slot, other[0], sentence.text))
+        held_party = said.values.get("party")
+        stated = _counts(sentence.text)
+        if held_party and stated and not set(stated) & set(held_party[0].split("|")):
+            out.append(("party", next(iter(stated.values())), sentence.text))
+        held_other = said.values.get("other_name")
+        if held_other:
+            for m in _NAMED.finditer(sentence.text):
+                word = m.group(1) or m.group(2)
+                known = f"{kb}\n{customer}".casefold()
+                if word.casefold() in known or word.casefold() in _NOT_NAMES:
+                    continue
+                if word.casefold() in _DAYS or word[:3].casefold() in _MONTHS:
+                    continue
+                out.append(("other_name", word, sentence.text))
+                break
+        held_item = said.values.get("item")
+        restated = _mentioned(sentence.text, items)
+        if held_item and restated and not set(restated) & set(held_item[0].split("|")):
+            out.append(("choice", restated[0], sentence.text))
+    return out
+
+
+class PartnerContradiction(Check):
+    """Guarantees: tracks the customer's latest name, phone, email, weekday, calendar date and
+    time (a later correction replaces the earlier value); a major finding per reply that
+    restates one of them differently: addresses them by another name, reads back another phone
+    number or email, or confirms another day, date or time in a booking sentence. Values the KB
+    holds (the business's own phone, its opening days) are never read as the customer's."""
+
+    check_id = "partner_contradiction"
+
+    def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
+        said = _Said({})
+        kb = case.fixture.text
+        items = catalog(case, manifest)
+        findings: list[Finding] = []
+        customer_text = ""
+        for turn in case.turns:
+            _customer_slots(turn.customer, turn.index, said, items)
+            customer_text += "\n" + turn.customer
+            conflicts = _conflicts(turn.reply, said, kb, customer_text, items)
+            if not conflicts:
+                continue
+            slot, stated, sentence = conflicts[0]
+            _, quote, said_turn = said.values["item" if slot == "choice" else slot]
+            findings.append(
+                self.finding(
+                    case,
+                    severity="major",
+                    turn_index=turn.index,
+                    subject=stated,
+                    evidence=[
+                        Evidence(source="reply", quote=sentence, turn=turn.index),
+                        Evidence(source="customer", quote=quote, turn=said_turn),
+                    ],
+                    rationale=(
+                        f"The customer gave their {slot} as '{quote}', but the reply says "
+                        f"'{stated}'."
+                    ),
+                    fix_target="skill",
+                    fix_text=(
+                        "Have the assistant read intake details back from what the customer "
+                        "said last (keeping corrections), never from an earlier or invented value."
+                    ),
+                    effort="S",
+                    confidence=0.8,
+                )
+            )
+        return findings

@@ -1,0 +1,348 @@
+"""What a customer turn asks and whether a reply takes it up: shared by `ignored_question` and
+`irrelevant_reply`.
+
+Deliberately lexical and conservative: a reply counts as taking a question up when it answers
+with the kind of fact the question asks for (a price for "how much", a time for "when"), when
+it shares the question's content words, when it answers yes or no, asks back to clarify, or
+declines honestly. Only a reply that does none of these is treated as not addressing it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from judge.facts import extract_facts
+from judge.text import Sentence, split_sentences, words
+
+# Function words and chat filler: never the topic of a question.
+STOP = frozenset(
+    words(
+        "a an the and or but if so to of in on at for from by with about as into than then there "
+        "here this that these those it its it's is are was were be been being am do does did done "
+        "have has had having can could would should will shall may might must i i'm i'd i've me my "
+        "mine we we're our ours us you you're your yours u ur he she they them their what which "
+        "who whom whose when where why how whether not no yes yeah yep ok okay oh hi hello hey "
+        "thanks thank please pls just also too very really some any all more most much many lot "
+        "lots get got go going want wanna need like would'd know tell let say said one ones "
+        "thing things something anything bit kind sort well still again now soon today maybe "
+        "actually quick question hmm um uh sure great good fine cool alright right her him his "
+        "hers she he its they'll we'll you'll i'll it'll she'll he'll up down out off over else "
+        "anyone someone everyone everything"
+    )
+)
+_INTERROGATIVE = re.compile(
+    r"^(?:what|what's|whats|which|when|where|who|whom|whose|why|how|is|are|am|was|were|do|does|"
+    r"did|can|could|would|will|should|shall|may|might|have|has|had|any|r|u)\b",
+    re.IGNORECASE,
+)
+# Requests for information or advice phrased without a question mark.
+_IMPLIED = re.compile(
+    r"\b(?:what (?:would|do) (?:you|u) (?:suggest|recommend|advise)|(?:any|your) "
+    r"(?:suggestions?|recommendations?|advice)|(?:i|we) (?:need|want|would like|'d like) to "
+    r"know|(?:i was|i'm|im) wondering|let me know|tell me|can (?:you|u) (?:tell|explain|check)|"
+    r"not sure (?:what|which|if|whether)|no idea (?:what|which)|do (?:you|u) know|"
+    r"(?:i'm|im|i am) (?:looking for|after) (?:info|information|details))\b",
+    re.IGNORECASE,
+)
+_ADVICE = re.compile(
+    r"\b(?:suggest|recommend|advise|advice|suggestions?|which one|best|what should (?:i|we))\b",
+    re.IGNORECASE,
+)
+_AUX = r"(?:is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may|have|has|had)"
+# A question without a question mark: an auxiliary before its subject at the start of a clause
+# ("also do you do varifocals", "if it fails do you do the repairs same day").
+_INVERSION = re.compile(
+    rf"(?:^|[,;:.!]\s*|\b(?:and|but|also|so|oh|ok|okay|well|wait|sorry|then|hey|hi|plus|or)\s+"
+    rf"|\bif(?:\s+[\w']+){{1,4}}\s+){_AUX}\s+(?:i|we|you|u|ya|it|that|this|there|they|he|she)\b",
+    re.IGNORECASE,
+)
+_WH = re.compile(
+    r"\b(?:what|what's|whats|which|when|where|who|whom|whose|why|how)\b", re.IGNORECASE
+)
+_POLARITY = re.compile(
+    r"\b(?:yes|yeah|yep|no|nope|not|n't|sure|of course|certainly|absolutely|definitely|indeed|"
+    r"unfortunately|sadly|afraid|only|always|never|closed|open|available|unavailable|included|"
+    r"applies|apply|does|do|can|cannot|can't|we are|we're|we have|we do|we offer|you can|you'll|"
+    r"you will|you need|you don't|there is|there's|there are)\b",
+    re.IGNORECASE,
+)
+_DECLINE = re.compile(
+    r"\b(?:(?:i|we) (?:don't|do not|dont) (?:know|have (?:that|any|this|information|info|details))|"
+    r"(?:i'm|i am|im) (?:not sure|afraid|unable|not able)|can(?:'t|not|t) (?:find|say|confirm|"
+    r"tell|answer|help with|give|advise|share|check|see|quote)|no (?:information|info|details|"
+    r"record)|not (?:in|part of) (?:my|our) (?:information|knowledge|records|info)|"
+    r"(?:isn't|is not|aren't|are not) (?:something|covered|listed)|(?:please|best to|you can|"
+    r"you could|feel free to) (?:call|contact|ring|email|phone|ask|check with)|"
+    r"(?:reception|the team|our team|a colleague|staff|the front desk) (?:can|will|would)|"
+    r"unfortunately|outside (?:of )?(?:what|my)|beyond (?:what|my))",
+    re.IGNORECASE,
+)
+_CLARIFY = re.compile(
+    r"\b(?:do you mean|did you mean|could you (?:clarify|say more|tell me more|be more specific)|"
+    r"what do you mean|which (?:one|of)|can you (?:clarify|specify)|to (?:make sure|confirm), "
+    r"(?:do|did|are|is)|just to (?:check|confirm)|sorry,? (?:what|which|could)|"
+    r"i didn't (?:catch|get|understand))",
+    re.IGNORECASE,
+)
+# "Does that also apply to X?" asks about the previous topic: sharing X's words is no answer.
+_ANAPHORIC = re.compile(
+    r"\b(?:that|it|this|the same)\b.*\b(?:apply|applies|also|too|same|include|count|work)\b"
+    r"|\b(?:also|too)\b.*\b(?:that|it|this)\b",
+    re.IGNORECASE,
+)
+_STANCE = re.compile(
+    r"\b(?:yes|yeah|yep|no|nope|not|n't|applies|apply|also|same|only|too|as well|either|"
+    r"neither|includ\w*|except|both)\b",
+    re.IGNORECASE,
+)
+# A reply that opens by taking a position answers a yes/no question.
+_OPENS_WITH_STANCE = re.compile(
+    r"^(?:[\w\s,!:]{0,40}?[:,!.]\s*)?(?:yes|yeah|yep|yup|no|nope|sure|of course|certainly|"
+    r"absolutely|definitely|unfortunately|sadly|i'm afraid|that's right|that is right|correct|"
+    r"exactly|indeed|not at all|we do|we don't|we do not|we are|we're not|we aren't|we have|"
+    r"we can|we can't|it does|it doesn't|it is|it isn't|you do|you don't|you can|you can't|"
+    r"there is|there's|there are|there isn't|there aren't)\b",
+    re.IGNORECASE,
+)
+
+# Questions that ask for one kind of fact ("how much", "how long", "what time") are answered by
+# that kind of fact (judge.facts kinds) or its words, not by sharing their topic words: "How
+# long do highlights take?" is not answered by "Highlights are £95".
+_EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = (
+    (
+        re.compile(
+            r"\bhow much\b|\bwhat(?:'s| is| are| does| do)? (?:the |your )?(?:price|cost|fee|"
+            r"charge|rate)s?\b|\bhow (?:expensive|cheap)\b",
+            re.I,
+        ),
+        frozenset({"money", "percent"}),
+        re.compile(
+            r"\b(?:free|no charge|no cost|included|depends|quote[sd]?|varies|euro|pounds?|"
+            r"dollars?)\b",
+            re.I,
+        ),
+    ),
+    (
+        re.compile(r"\bhow long\b|\bhow many (?:minutes|hours|days|weeks)\b|\bduration\b", re.I),
+        frozenset({"duration", "time"}),
+        re.compile(
+            r"\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?|half an hour|an hour|quick|"
+            r"depends|varies)\b",
+            re.I,
+        ),
+    ),
+    (
+        re.compile(
+            r"\bwhat times?\b|\b(?:until|till) when\b|\bwhen (?:do|does|are|is|can|will)\b|"
+            r"\bopening (?:hours|times)\b",
+            re.I,
+        ),
+        frozenset({"time"}),
+        re.compile(
+            r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\b(?:today|tomorrow|weekend|weekday|"
+            r"morning|afternoon|evening|noon|midday|closed|open|anytime|any time|daily|"
+            r"o'?clock|\d{1,2}(?:am|pm)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|"
+            r"\d{1,2}(?:st|nd|rd|th)|next (?:week|month))\b",
+            re.I,
+        ),
+    ),
+)
+
+
+# "Can I book a clean?", "how do I sign up", "I need to cancel it" ask for an action: a reply
+# that gets on with it (asks for the next detail, confirms) takes it up.
+_REQUEST = re.compile(
+    r"\b(?:can|could|may|would it be possible to|is it possible to)\s+(?:i|we|you|u)\s+"
+    r"(?:please\s+)?(?:book|make|get|have|come|schedule|reserve|arrange|change|move|cancel|add|"
+    r"sign|register|order|see|grab|do)\b"
+    r"|\bhow (?:do|can|would) (?:i|we)\s+(?:book|sign up|register|enrol|enroll|join|apply|"
+    r"reserve|make a booking|get started)\b"
+    r"|\b(?:i|we) (?:need|want|would like|'d like|wanna|have) to (?:cancel|change|move|"
+    r"reschedule|book|update|return|complain|report|pay|order|add|remove|swap)\b",
+    re.IGNORECASE,
+)
+_PROCEEDS = re.compile(
+    r"\?|\b(?:book|booked|booking|reserv|schedul|confirm|arrange|sure|of course|certainly|"
+    r"absolutely|happy to|done|passed on|request|cancel|chang|moved|updat|no problem|"
+    r"please (?:enter|provide|give|tell|send|share|type|fill|let))",
+    re.IGNORECASE,
+)
+
+
+# Looser cues: a question about prices, durations, hours or contacts counts as answered by such
+# a fact ("u open on Wednesday?" -> "Mon-Thu: 08:30 to 18:00"), though it needs none.
+_HINTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str] | None], ...] = (
+    (
+        re.compile(
+            r"\b(?:price|cost|costs|fee|fees|charge|rate|rates|pay|cheap|expensive)\b", re.I
+        ),
+        frozenset({"money", "percent"}),
+        None,
+    ),
+    (
+        re.compile(
+            r"\b(?:when|until|till|open|opening|close|closing|hours|available|availability|"
+            r"slot|slots)\b",
+            re.I,
+        ),
+        frozenset({"time"}),
+        re.compile(
+            r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\b(?:today|tomorrow|weekend|weekday|"
+            r"morning|afternoon|evening|closed|open|available|daily)\b",
+            re.I,
+        ),
+    ),
+    (
+        re.compile(r"\b(?:phone|number|call|email|e-mail|contact|website|address|where)\b", re.I),
+        frozenset({"phone", "email", "url"}),
+        re.compile(r"\b(?:street|road|avenue|lane|floor|located|find us|next to|near)\b", re.I),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A request for information or advice in a customer turn: its sentence and topic words."""
+
+    sentence: Sentence
+    topic: frozenset[str]
+    yes_no: bool
+    advice: bool
+    request: bool
+
+
+_STEM_CHARS = 6
+
+
+def stem(word: str) -> str:
+    """A light stem cut to six letters, so 'prices' meets 'price', 'booking' meets 'book' and
+    'cancellation' meets 'cancelled'."""
+    for suffix in ("ings", "ing", "ies", "es", "s", "ed"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return word[:_STEM_CHARS]
+
+
+# Words any customer-service question may carry: they say nothing about its topic.
+_GENERIC = frozenset(
+    stem(w)
+    for w in words(
+        "book booking appointment before after first policy policies service services info "
+        "information question questions help ask asking wonder wondering possible available "
+        "option options happen happens mean means way place day time"
+    )
+)
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Stemmed content words of `text` (no function words, no bare numbers)."""
+    return frozenset(stem(w) for w in words(text) if w not in STOP and not w.isdigit())
+
+
+def topic_words(text: str) -> frozenset[str]:
+    """What a question is about: its content words less the ones every question carries (all
+    of them when nothing else is left)."""
+    found = content_words(text)
+    return (found - _GENERIC) or found
+
+
+def questions(text: str) -> list[Question]:
+    """The questions and implied requests in a customer turn."""
+    found: list[Question] = []
+    for sentence in split_sentences(text):
+        # A message sentence may hold several clauses: "ok thanks. what about Sunday?"
+        body = sentence.text
+        inverted = bool(_INVERSION.search(body))
+        request = bool(_REQUEST.search(body))
+        if not (
+            "?" in body
+            or inverted
+            or request
+            or _INTERROGATIVE.match(body)
+            or _IMPLIED.search(body)
+        ):
+            continue
+        if "?" not in body and not (inverted or _IMPLIED.search(body)) and len(words(body)) < 3:
+            continue
+        found.append(
+            Question(
+                sentence=sentence,
+                topic=topic_words(body),
+                yes_no=inverted or ("?" in body and not _WH.search(body)),
+                advice=bool(_ADVICE.search(body)),
+                request=request,
+            )
+        )
+    return found
+
+
+# A sentence that asks for something even without a '?': "Please enter your name." (used by
+# `repeated_question` too).
+ASKS = re.compile(
+    r"^(?:please\s+)?(?:enter|provide|type|select|choose|send|share|give me|tell me|"
+    r"let me know|confirm)\b|^please\b",
+    re.IGNORECASE,
+)
+_SUBSTANTIVE = 3
+
+
+def statements(reply: str) -> list[Sentence]:
+    """Sentences of a reply that state something: no question or request, three or more
+    content words."""
+    return [
+        s
+        for s in split_sentences(reply)
+        if "?" not in s.text
+        and not ASKS.match(s.text)
+        and len(content_words(s.text)) >= _SUBSTANTIVE
+    ]
+
+
+def declines(reply: str) -> bool:
+    """The reply honestly says it cannot answer, or hands over to a person."""
+    return bool(_DECLINE.search(reply))
+
+
+def clarifies(reply: str, question: Question) -> bool:
+    """The reply asks back about the question rather than moving on."""
+    if _CLARIFY.search(reply):
+        return True
+    return any(
+        "?" in s.text and content_words(s.text) & question.topic for s in split_sentences(reply)
+    )
+
+
+def answers(reply: str, question: Question) -> bool:
+    """The reply gives the kind of fact the question asks for, or shares its topic words, or
+    (for a yes/no question) takes a position, or (for advice) suggests something."""
+    if question.request and _PROCEEDS.search(reply):
+        return True
+    if question.yes_no and _OPENS_WITH_STANCE.match(reply):
+        return True
+    if question.yes_no and _ANAPHORIC.search(question.sentence.text):
+        return bool(_STANCE.search(reply))
+    reply_words = content_words(reply)
+    shared = reply_words & question.topic
+    # Advice is given by any statement (a suggestion rarely says "I suggest"); a reply that only
+    # asks the next question gives none.
+    if question.advice and statements(reply):
+        return True
+    kinds = {f.kind for f in extract_facts(reply)}
+    expects = [e for e in _EXPECTS if e[0].search(question.sentence.text)]
+    if expects:
+        return any(kinds & fact_kinds or words_.search(reply) for _, fact_kinds, words_ in expects)
+    if shared:
+        return True
+    for asks, fact_kinds, hint in _HINTS:
+        if asks.search(question.sentence.text) and (
+            kinds & fact_kinds or (hint is not None and hint.search(reply))
+        ):
+            return True
+    return bool(question.yes_no and shared and _POLARITY.search(reply))
+
+
+def takes_up(reply: str, question: Question) -> bool:
+    """Answered, clarified, or honestly declined."""
+    return answers(reply, question) or clarifies(reply, question) or declines(reply)

@@ -1,0 +1,150 @@
+"""Agreement with human labels on natural transcripts (`qalab_calibrate --natural DIR`).
+
+A labelled file is a `--dialogues` file whose lines also carry `"labels": [{"rule", "turn"}]`:
+the defects a reviewer found by reading, `turn` being the index into `turns` of the bot
+message at fault. Per rule:
+
+- a label is **found** when a finding of that rule (as its rule or as a corroborating one)
+  covers its turn: the finding's own turn or a turn its reply evidence quotes (a defect
+  repeated over turns is one finding);
+- a finding is **correct** when it covers at least one labelled turn of its rule;
+- precision = correct findings / findings, recall = found labels / labels, F1 their harmonic
+  mean.
+
+Only `EVALUATED` rules are scored: a file is labelled for exactly those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judge.dialogues import Dialogue, DialogueFinding, judge_dialogue
+
+EVALUATED: tuple[str, ...] = (
+    "ignored_question",
+    "instruction_leak",
+    "irrelevant_reply",
+    "partner_contradiction",
+    "kb_noise_echo",
+    "self_contradiction",
+    "repeated_question",
+    "unsupported_facts",
+)
+
+
+class Label(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    rule: str
+    turn: int = Field(ge=0)
+
+
+class LabelledDialogue(Dialogue):
+    labels: list[Label] = Field(default_factory=list)
+
+
+class LabelError(ValueError):
+    """A labelled file that cannot be read; the message names the file and line."""
+
+
+def read_labelled(path: Path) -> list[LabelledDialogue]:
+    """The labelled dialogues of one JSONL file."""
+    dialogues: list[LabelledDialogue] = []
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            dialogue = LabelledDialogue.model_validate_json(line)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"]) or "line"
+            raise LabelError(f"{path}:{number}: {where}: {error['msg']}") from None
+        for label in dialogue.labels:
+            if label.turn >= len(dialogue.turns) or dialogue.turns[label.turn].role != "bot":
+                raise LabelError(f"{path}:{number}: label turn {label.turn} is not a bot message")
+        dialogues.append(dialogue)
+    return dialogues
+
+
+@dataclass
+class RuleScore:
+    labels: int = 0
+    found: int = 0
+    findings: int = 0
+    correct: int = 0
+    misses: list[str] = field(default_factory=list)
+    false_alarms: list[str] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float | None:
+        return self.correct / self.findings if self.findings else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.found / self.labels if self.labels else None
+
+    @property
+    def f1(self) -> float | None:
+        p, r = self.precision, self.recall
+        if p is None or r is None or p + r == 0:
+            return None if p is None or r is None else 0.0
+        return 2 * p * r / (p + r)
+
+    def add(self, other: RuleScore) -> None:
+        self.labels += other.labels
+        self.found += other.found
+        self.findings += other.findings
+        self.correct += other.correct
+        self.misses += other.misses
+        self.false_alarms += other.false_alarms
+
+
+def _covers(finding: DialogueFinding) -> set[int]:
+    turns = {finding.turn} if finding.turn is not None else set()
+    turns |= {
+        e["turn"]
+        for e in finding.evidence
+        if e.get("source") == "reply" and e.get("turn") is not None
+    }  # type: ignore[misc]
+    return {t for t in turns if isinstance(t, int)}
+
+
+def score_dialogue(dialogue: LabelledDialogue) -> dict[str, RuleScore]:
+    """Per evaluated rule, how the judge's findings on `dialogue` meet its labels."""
+    findings = judge_dialogue(dialogue).findings
+    scores: dict[str, RuleScore] = {}
+    for rule in EVALUATED:
+        score = RuleScore()
+        labelled = {label.turn for label in dialogue.labels if label.rule == rule}
+        mine = [f for f in findings if rule == f.rule or rule in f.corroborating]
+        covered: set[int] = set()
+        for finding in mine:
+            turns = _covers(finding)
+            covered |= turns
+            score.findings += 1
+            if turns & labelled:
+                score.correct += 1
+            else:
+                score.false_alarms.append(f"{dialogue.id}@{finding.turn}")
+        score.labels = len(labelled)
+        score.found = len(labelled & covered)
+        score.misses = [f"{dialogue.id}@{t}" for t in sorted(labelled - covered)]
+        scores[rule] = score
+    return scores
+
+
+def score_files(paths: list[Path]) -> dict[str, dict[str, RuleScore]]:
+    """Per file name (and "all"), per rule, the summed scores."""
+    result: dict[str, dict[str, RuleScore]] = {"all": {r: RuleScore() for r in EVALUATED}}
+    for path in paths:
+        per_file = {r: RuleScore() for r in EVALUATED}
+        for dialogue in read_labelled(path):
+            for rule, score in score_dialogue(dialogue).items():
+                per_file[rule].add(score)
+        for rule, score in per_file.items():
+            result["all"][rule].add(score)
+        result[path.name] = per_file
+    return result

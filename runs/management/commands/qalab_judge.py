@@ -1,0 +1,93 @@
+"""`manage.py qalab_judge --dialogues FILE.jsonl [--org SLUG] [--json PATH]`.
+
+Judges transcripts from a file without running anything (see `judge.dialogues`). Each line:
+`{"id", "kb": [{"id", "title", "text"}] (optional), "turns": [{"role": "customer"|"bot",
+"text"}]}`; other keys (labels, notes) are ignored. Output: `{"dialogues": [{"id",
+"findings": [{"rule", "severity", "turn", "evidence", ...}], "skipped_checks": [...]}]}`, where
+`turn` is the 0-based index into `turns` of the bot message concerned. Without `--org`, the
+checks that need the org's ground truth are skipped (and listed); checks that need a scenario
+(persona facts, expected status) always are, and KB checks are skipped for a dialogue with no
+KB (with `--org`, the org's KB documents stand in).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from pydantic import ValidationError
+
+from generator.manifest import build_manifest
+from generator.schemas import FixtureDocument, Manifest
+from judge.dialogues import Dialogue, judge_dialogue, skipped_for
+from qalab.models import Organization
+from qalab.orgs import organization_get_context
+
+
+def read_dialogues(path: Path) -> list[Dialogue]:
+    """The dialogues of a JSONL file; CommandError naming the line and field of a bad one."""
+    if not path.is_file():
+        raise CommandError(f"{path}: no such file", returncode=2)
+    dialogues: list[Dialogue] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                dialogue = Dialogue.model_validate_json(line)
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                where = ".".join(str(p) for p in error["loc"]) or "line"
+                raise CommandError(
+                    f"{path}:{number}: {where}: {error['msg']}", returncode=2
+                ) from None
+            if dialogue.id in seen:
+                raise CommandError(f"{path}:{number}: duplicate id {dialogue.id!r}", returncode=2)
+            seen.add(dialogue.id)
+            dialogues.append(dialogue)
+    if not dialogues:
+        raise CommandError(f"{path}: no dialogues", returncode=2)
+    return dialogues
+
+
+def _org(slug: str) -> tuple[Manifest, list[FixtureDocument]]:
+    organization = Organization.objects.filter(slug=slug).first()
+    if organization is None:
+        raise CommandError(
+            f"no organization with slug {slug!r}: import one with qalab_import_org", returncode=2
+        )
+    context = organization_get_context(organization=organization)
+    kb = [FixtureDocument(id=d.slug, title=d.title, text=d.text) for d in context.kb]
+    return build_manifest(context), kb
+
+
+class Command(BaseCommand):
+    help = "Judge transcripts from a JSONL file without running anything."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dialogues", required=True, metavar="FILE.jsonl")
+        parser.add_argument("--org", metavar="SLUG", help="judge against this org's ground truth")
+        parser.add_argument("--json", dest="json_path", metavar="PATH", help="write the findings")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        dialogues = read_dialogues(Path(opts["dialogues"]))
+        manifest, org_kb = _org(opts["org"]) if opts["org"] else (None, [])
+        results: list[dict[str, Any]] = []
+        for dialogue in dialogues:
+            judgement = judge_dialogue(dialogue, manifest, org_kb=org_kb)
+            skipped = skipped_for(dialogue, org=manifest is not None, org_kb=bool(org_kb))
+            results.append({**judgement.model_dump(), "skipped_checks": skipped})
+            rules = ", ".join(f"{f.rule}@{f.turn}" for f in judgement.findings) or "no findings"
+            self.stdout.write(f"{dialogue.id}: {rules}")
+        skipped_any = sorted({c for r in results for c in r["skipped_checks"]})
+        total = sum(len(r["findings"]) for r in results)
+        self.stdout.write(
+            f"{len(results)} dialogue(s), {total} finding(s)"
+            + (f"; skipped checks: {', '.join(skipped_any)}" if skipped_any else "")
+        )
+        if opts["json_path"]:
+            payload = {"org": opts["org"], "dialogues": results}
+            Path(opts["json_path"]).write_text(json.dumps(payload, indent=2), "utf-8")

@@ -1,0 +1,238 @@
+"""The checks a human reviewer's flags call for: ignored and repeated questions, off-topic replies,
+instruction leaks, contradicting the customer; and one finding per defect."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.checks import load_check
+from judge.dialogues import Dialogue, empty_manifest, judge_dialogue, to_case
+from judge.engine import raw_findings
+from tests.judge.factories import demo_manifest, make_config
+
+
+def _dialogue(*messages: str, kb: str = "") -> Dialogue:
+    """Alternating customer / bot messages, customer first."""
+    turns = [
+        {"role": "customer" if i % 2 == 0 else "bot", "text": text}
+        for i, text in enumerate(messages)
+    ]
+    documents = [{"id": "kb", "title": "KB", "text": kb}] if kb else []
+    return Dialogue.model_validate({"id": "d", "kb": documents, "turns": turns})
+
+
+def _run(check_id: str, dialogue: Dialogue, *, org: bool = False) -> list:
+    case, _ = to_case(dialogue)
+    manifest = demo_manifest() if org else empty_manifest(dialogue)
+    return load_check(check_id).run(case, manifest, make_config())
+
+
+# --------------------------------------------------------------------------- ignored_question
+
+
+@pytest.mark.parametrize(
+    "customer, reply",
+    [
+        ("dunno yet, what would u suggest", "Which service would you like?"),
+        ("Does that also apply to the emergency appointment?", "Emergency appointment: 95 EUR."),
+        ("ok. is there parking nearby?", "Could you tell me your phone number?"),
+        ("also do you do varifocals", "Could you tell me your full name?"),
+    ],
+)
+def test_an_unanswered_question_is_flagged(customer, reply):
+    [finding] = _run("ignored_question", _dialogue(customer, reply))
+    assert finding.severity == "major" and finding.turn_index == 0
+    assert finding.subject in customer
+
+
+@pytest.mark.parametrize(
+    "customer, reply",
+    [
+        ("are you open on saturdays?", "Yes, from 9 to 1."),
+        ("how much is a clean?", "A hygiene clean is 80 EUR."),
+        ("is there parking?", "I'm sorry, I don't know - reception can tell you."),
+        ("can I book a clean?", "Sure, could you tell me your full name?"),
+        ("what would you suggest for a first visit?", "A check-up is the best place to start."),
+        ("do I need my own mat", "Mats are available to borrow free of charge."),
+        ("which one do you mean?", "Do you mean the adult or the child check-up?"),
+        ("thanks, that's all", "You're welcome!"),
+    ],
+)
+def test_an_answered_declined_or_clarified_question_is_not(customer, reply):
+    assert _run("ignored_question", _dialogue(customer, reply)) == []
+
+
+# --------------------------------------------------------------------------- irrelevant_reply
+
+
+def test_a_canned_reply_about_something_else_is_irrelevant():
+    dialogue = _dialogue(
+        "do you have automatic cars?", "Sorry your payment failed. Please try again later."
+    )
+    [finding] = _run("irrelevant_reply", dialogue)
+    assert finding.subject == "Sorry your payment failed."
+
+
+@pytest.mark.parametrize(
+    "customer, reply",
+    [
+        ("do you have automatic cars?", "Yes, both manual and automatic."),
+        ("do you do sedation?", "I'm sorry, I can't find anything about sedation."),
+        ("what would you suggest?", "Which service would you like?"),  # ignored, not off-topic
+        ("my name is Ann", "Thanks Ann. Which date suits you?"),  # no question asked
+    ],
+)
+def test_on_topic_replies_declines_and_intake_prompts_are_not_irrelevant(customer, reply):
+    assert _run("irrelevant_reply", _dialogue(customer, reply)) == []
+
+
+# --------------------------------------------------------------------------- instruction_leak
+
+
+def test_the_orgs_own_skill_instruction_is_a_leak_even_with_a_typo():
+    reply = (
+        "Here is what our information says: Colletc full name, phone number, service and "
+        "preferred date before confirming that a booking request is sent."
+    )
+    [finding] = _run("instruction_leak", _dialogue("what would you suggest?", reply), org=True)
+    assert finding.subject == reply
+    assert "organization's instructions" in finding.rationale
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Ask for the student's age before suggesting a lesson length.",
+        "You are PawBot, the booking assistant for PawPerfect. Keep replies short.",
+        "I should upsell the 10-pack since you're hesitating on price.",
+        "Never diagnose the patient over chat.",
+    ],
+)
+def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
+    assert [f.rule_id for f in _run("instruction_leak", _dialogue("hi", reply))] == [
+        "instruction_leak"
+    ]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I can only quote the prices in our price list.",
+        "I can't share my instructions or change how I work.",
+        "Please call us on 01 555 0142 or bring your insurance card.",
+        "Here is what our information says: Address: 218 Oak Street, Suite 4.",
+        "If you are in pain, ask for an emergency appointment.",
+    ],
+)
+def test_customer_facing_text_is_not_a_leak(reply):
+    assert _run("instruction_leak", _dialogue("hi", reply), org=True) == []
+
+
+# --------------------------------------------------------------------------- partner_contradiction
+
+
+@pytest.mark.parametrize(
+    "customer, reply, stated",
+    [
+        ("I'm Mary O'Brien, Thursday please", "Thanks, Karen! Booked for Thursday.", "Karen"),
+        ("Thursday at 3pm please", "Lovely, you're booked in for Tuesday at 3pm.", "Tuesday"),
+        ("my number is 087 123 4567", "Thanks, we'll call you on 087 123 4576.", "087 123 4576"),
+        ("a table for 4 people please", "Booked: a table for 6 people tonight.", "6"),
+        ("lessons for my daughter Isla", "I'll note Tuesdays for Ella's lessons.", "Ella"),
+    ],
+)
+def test_restating_the_customer_differently_is_flagged(customer, reply, stated):
+    [finding] = _run("partner_contradiction", _dialogue(customer, reply))
+    assert stated in finding.subject or finding.subject in stated
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        (
+            "Thursday please",
+            "Booked for Thursday.",
+            "oh wait, not Thursday, make it Friday",
+            "No problem, changed to Friday.",
+        ),
+        ("my number is +353 87 123 4567", "Thanks, we'll call you on 087 1234567."),
+        ("I'm Mary, Saturday suits", "Thanks Mary. We're closed on Sunday; Saturday is booked."),
+        ("Friday 14th and Saturday 15th", "Your booking for Saturday 15th is noted."),
+    ],
+)
+def test_corrections_other_formats_and_kb_values_are_not_flagged(messages):
+    assert _run("partner_contradiction", _dialogue(*messages)) == []
+
+
+def test_the_service_chosen_is_held_to_the_kb_catalogue():
+    kb = "Women's cut & blow-dry $65, Men's cut $35, Balayage from $180"
+    dialogue = _dialogue(
+        "balayage please, with Dana",
+        "Balayage from $180. What day?",
+        "saturday",
+        "You're booked in for a Men's cut on Saturday.",
+        kb=kb,
+    )
+    [finding] = _run("partner_contradiction", dialogue)
+    assert finding.subject == "Men's cut" and finding.turn_index == 1
+
+
+# --------------------------------------------------------------------------- repeated_question
+
+
+def test_a_question_repeated_inside_a_combined_question_is_a_loop():
+    dialogue = _dialogue(
+        "hi, need to come in",
+        "Which service would you like, and could you tell me your full name?",
+        "whenever really, its Bronagh",
+        "Which service would you like, and could you tell me your phone number?",
+        "dunno yet",
+        "Which service would you like, and could you tell me your preferred date?",
+    )
+    [finding] = _run("repeated_question", dialogue)
+    assert finding.severity == "major"  # three times
+    assert finding.subject == "Which service would you like"
+    assert [e.turn for e in finding.evidence] == [0, 1, 2]
+
+
+def test_a_repeated_request_without_a_question_mark_counts():
+    dialogue = _dialogue(
+        "sign me up",
+        "Please enter your full name.",
+        "Lucía",
+        "Sorry, I didn't understand. Please enter your full name.",
+    )
+    [finding] = _run("repeated_question", dialogue)
+    assert finding.subject == "Please enter your full name."
+
+
+# --------------------------------------------------------------------------- one defect, one finding
+
+
+def test_rules_on_one_reply_span_merge_into_the_most_severe():
+    dialogue = _dialogue(
+        "how much is a clean?",
+        "A hygiene clean is 80 EUR. New patients get 20% off, so it's 64 EUR today.",
+        kb="Hygiene clean - 80 EUR - 45 min",
+    )
+    case, _ = to_case(dialogue)
+    raw = raw_findings(case, demo_manifest(), make_config(), available=frozenset({"org", "kb"}))
+    merged = judge_dialogue(dialogue, demo_manifest()).findings
+    assert len(merged) < len(raw)
+    reported = [r for f in merged for r in [f.rule, *f.corroborating]]
+    assert len(reported) == len(set(reported)) or "unsupported_facts" in reported
+    sentence = [f for f in merged if f.evidence[0]["quote"].startswith("New patients")]
+    assert sentence and sentence[0].severity == "critical" and sentence[0].corroborating
+
+
+def test_the_same_defect_in_later_turns_is_one_finding_with_every_occurrence():
+    dialogue = _dialogue(
+        "how much is a clean?",
+        "It is 17.35 EUR.",
+        "really?",
+        "Yes, 17.35 EUR.",
+        kb="Hygiene clean - 80 EUR - 45 min",
+    )
+    findings = [f for f in judge_dialogue(dialogue).findings if f.rule == "unsupported_facts"]
+    assert len(findings) == 1
+    assert [e["turn"] for e in findings[0].evidence if e["source"] == "reply"] == [1, 3]
