@@ -12,6 +12,14 @@ Either is a contradiction only when the later reply has no acknowledgment phrase
 wrong", "correction", "upon checking" ...). Positions that depend on the customer's situation
 (can/cannot, yes/no answers) may change when the customer corrected themselves in between
 ("sorry, I meant the 15th"); facts about the business may not.
+
+(c) A lexical path for everything else (`judge.contradiction`, fitted on human dialogues): a
+    sentence of a later reply that shares at least LEXICAL_MIN_SHARED content words with a
+    statement of an earlier reply and reverses it (a negation, the opposite stance, an
+    antonym), scoring at least LEXICAL_THRESHOLD - "Yes, steam carpet cleaning from 40 per room"
+    then "we don't offer carpet cleaning". Questions, conditionals ("if you ...") and look-ups
+    ("I can't find that", "I'm not sure") are never compared: a look-up's answer depends on
+    what the customer gave. A turn the rules above already reported is not reported again.
 """
 
 from __future__ import annotations
@@ -32,8 +40,11 @@ from judge.claims import (
     stem,
     the_question,
 )
+from judge.contradiction import Clause, Pair, assess
 from judge.facts import money_text
-from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Severity
+from judge.groundedness import stem as word_stem
+from judge.groundedness import tokens
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Severity, Turn
 from judge.text import Sentence, quote_around, split_sentences, words
 
 # The later reply admits the change (seed 001 Decision 3, extended to a booking assistant).
@@ -50,7 +61,11 @@ ACKNOWLEDGMENT = re.compile(
     r"|contrary to what i|not as i (?:said|stated)|changed my mind|i(?:'ve| have) reconsidered"
     r"|let me revise|initially i thought|(?:i )?should have said|i gave you (?:the )?wrong"
     r"|incorrectly (?:said|stated|told)|that's not right|that is not right|i was incorrect"
-    r"|what i said (?:earlier|before) (?:was|is) (?:wrong|incorrect|not right))",
+    r"|what i said (?:earlier|before) (?:was|is) (?:wrong|incorrect|not right)"
+    r"|you(?:'re|’re| are) (?:absolutely |quite |totally |completely )?right"
+    r"(?! (?:on|at|in|here|there|next|to|now|by|outside|around))"
+    r"|sorry (?:for|about) the mix-?up|(?:please )?(?:ignore|disregard) what i (?:said|wrote)"
+    r"|(?:i|we) (?:misread|misunderstood)|apologies for (?:the|my) (?:confusion|mistake|error))",
     re.IGNORECASE,
 )
 # The customer corrected their own details ("sorry, I meant the 15th").
@@ -79,6 +94,53 @@ _QUESTION_WORDS = frozenset(
 _FUZZY = {"offer": (0.5, 1), "can": (0.6, 2), "answer": (0.6, 2)}
 _SITUATIONAL = frozenset({"can", "answer"})
 _CONFIDENCE = {"price": 0.9, "duration": 0.85, "open": 0.9, "opens": 0.85, "closes": 0.85}
+
+# The lexical path (c): stricter than the scorer's DECISION_THRESHOLD (0.5), which is tuned for
+# balanced accuracy on chit-chat; a bot transcript has many more sentence pairs to compare.
+LEXICAL_THRESHOLD = 0.7
+LEXICAL_MIN_SHARED = 2
+_MAX_QUOTE = 240
+# Statements whose truth depends on what the customer supplied or on the moment: look-ups,
+# knowledge, availability. They may change between turns without a contradiction.
+_SITUATIONAL_TEXT = re.compile(
+    r"\b(?:find|found|locate|see|look(?:ed|ing)?\s+(?:up|into)|know|sure|information|info"
+    r"|details|record|records|understand|available|availability|slots?|booked|fully|left"
+    r"|remaining|spaces?|anymore|yet|currently|right now|today|tomorrow)\b",
+    re.IGNORECASE,
+)
+# Words that name which case a statement is about: two statements with different ones ("for
+# children" / "for adults", "on Monday" / "on Tuesday") are about different subjects.
+_QUALIFIER_GROUPS = tuple(
+    frozenset(word_stem(w) for w in tokens(group))
+    for group in (
+        "monday tuesday wednesday thursday friday saturday sunday weekday weekend weekdays "
+        "weekends holiday holidays",
+        "morning afternoon evening night lunchtime",
+        "child children kid kids adult adults teen teens teenager teenagers senior seniors "
+        "student students baby babies infant toddler",
+        "new existing returning member members nonmember",
+        "online phone email person chat website app post",
+        "january february march april may june july august september october november december",
+        "single double twin family suite",
+        "small medium large",
+        "dog dogs cat cats rabbit rabbits",
+    )
+)
+# Verbs a service statement is built around; they do not name its subject.
+_SERVICE_VERBS = frozenset(
+    word_stem(w)
+    for w in tokens(
+        "offer offers offered provide provides have has do does take takes accept accepts "
+        "allow allows include includes included need needs require requires required cost costs "
+        "charge charges welcome welcomed stock sell sells open opens closed book booked come"
+    )
+)
+# Conditions and restrictions: "only for patients who ...", "not without a check-up".
+_CONDITIONAL = re.compile(
+    r"\b(?:if|unless|whether|in case|once|when you|as long as|otherwise|only|without|except"
+    r"|apart from|other than)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -269,7 +331,12 @@ class SelfContradiction(Check):
     finding per subject per turn quotes both replies: critical for a price, else major.
     Can/cannot and yes/no positions are exempt when the customer corrected their own details
     in between. Values of the same turn are merged; the latest statement is what later turns
-    are compared with."""
+    are compared with. Lexical path, for a turn those rules did not report: when a sentence of
+    the reply shares at least LEXICAL_MIN_SHARED content words with a statement of an earlier
+    reply, reverses it (a negation, the opposite stance, an antonym) and scores at least
+    LEXICAL_THRESHOLD (`judge.contradiction`), neither being a question, a condition or
+    restriction, or a look-up, nor naming different cases (weekdays, age groups ...), one major
+    finding quotes both sentences; its subject is the reversing clause, verbatim."""
 
     check_id = "self_contradiction"
 
@@ -296,7 +363,76 @@ class SelfContradiction(Check):
                     continue
                 reversed_from.add(earlier.turn)
                 findings.append(self._finding(case, earlier, position))
+        flagged = {f.turn_index for f in findings}
+        for number, turn in enumerate(case.turns):
+            if number and turn.index not in flagged and not ACKNOWLEDGMENT.search(turn.reply):
+                found = self._lexical(case, case.turns[:number], turn)
+                if found:
+                    findings.append(found)
         return findings
+
+    def _lexical(self, case: CaseTranscript, before: list[Turn], turn: Turn) -> Finding | None:
+        """Path (c): the sentence of `turn`'s reply that most surely reverses a statement of
+        an earlier reply, as a finding; None when no sentence qualifies."""
+        earlier = [t.reply for t in before]
+        contexts = [t.customer for t in before]
+        best: tuple[float, Pair] | None = None
+        for sentence in split_sentences(turn.reply):
+            if "?" in sentence.text:
+                continue
+            result = assess(earlier, sentence.text, contexts=contexts, prompt=turn.customer)
+            pair = result.pair
+            if (
+                result.score < LEXICAL_THRESHOLD
+                or pair is None
+                or not pair.flipped
+                or len(pair.shared) < LEXICAL_MIN_SHARED
+                or not _comparable(pair.earlier)
+                or not _comparable(pair.later)
+                or _different_subjects(pair)
+            ):
+                continue
+            if best is None or result.score > best[0]:
+                best = (result.score, pair)
+        if best is None:
+            return None
+        score, pair = best
+        earlier_turn = before[pair.earlier_index]
+        reversal = ", ".join(
+            name
+            for name, flag in (
+                ("negation", pair.negation_flip),
+                ("opposite stance", pair.stance_flip),
+                ("antonym", pair.antonym),
+            )
+            if flag
+        )
+        later_quote = _quote_clause(pair.later)
+        earlier_quote = _quote_clause(pair.earlier)
+        return self.finding(
+            case,
+            severity="major",
+            turn_index=turn.index,
+            subject=pair.later.text[:200],
+            evidence=[
+                Evidence(source="reply", quote=earlier_quote, turn=earlier_turn.index),
+                Evidence(source="reply", quote=later_quote, turn=turn.index),
+            ],
+            rationale=(
+                f"The reply in turn {earlier_turn.index} says '{earlier_quote}'; the reply in "
+                f"turn {turn.index} says '{later_quote}' about the same thing "
+                f"({', '.join(sorted(pair.shared))}) the other way round ({reversal}), "
+                f"without acknowledging the change (lexical contradiction score {score:.2f})."
+            ),
+            fix_target="prompt",
+            fix_text=(
+                "Instruct the responder to stay consistent with what it already told the customer "
+                "(give it the full conversation) and, when it must correct itself, to say so "
+                "explicitly ('Sorry, I was wrong earlier: ...')."
+            ),
+            effort="S",
+            confidence=round(min(score, 0.9), 2),
+        )
 
     @staticmethod
     def _customer_corrected(case: CaseTranscript, after: int, until: int) -> bool:
@@ -330,3 +466,48 @@ class SelfContradiction(Check):
             effort="S",
             confidence=_CONFIDENCE.get(later.kind, 0.75),
         )
+
+
+def _comparable(clause: Clause) -> bool:
+    """A clause that states something fixed: not a question, a condition or restriction (in
+    its sentence), or a look-up."""
+    text = clause.sentence
+    return not (
+        clause.question or _CONDITIONAL.search(text) or _SITUATIONAL_TEXT.search(clause.text)
+    )
+
+
+def _different_subjects(pair: Pair) -> bool:
+    """The two clauses may be about different things: each names a case the other does not
+    (a weekday, "children" / "adults" ...), or each has its own subject - a content word
+    before the first shared one that is not a service verb ("the consultation is not included"
+    / "the X-rays are included")."""
+    later_only = pair.later.content - pair.shared
+    earlier_only = pair.earlier.content - pair.shared
+    for group in _QUALIFIER_GROUPS:
+        if later_only & group and earlier_only & group:
+            return True
+    return bool(_subject(pair.later, pair.shared) and _subject(pair.earlier, pair.shared))
+
+
+def _subject(clause: Clause, shared: frozenset[str]) -> frozenset[str]:
+    """Content stems of `clause` before its first shared one, service verbs left out."""
+    out: set[str] = set()
+    for word in tokens(clause.text):
+        s = word_stem(word)
+        if s in shared:
+            break
+        if s in clause.content and s not in _SERVICE_VERBS:
+            out.add(s)
+    return frozenset(out)
+
+
+def _quote_clause(clause: Clause) -> str:
+    """A literal quote for `clause`: its sentence, or the clause itself when the sentence is
+    long (cut at a word after _MAX_QUOTE characters)."""
+    if len(clause.sentence) <= _MAX_QUOTE:
+        return clause.sentence
+    if len(clause.text) <= _MAX_QUOTE:
+        return clause.text
+    cut = clause.text[:_MAX_QUOTE]
+    return cut[: cut.rfind(" ")] if " " in cut else cut

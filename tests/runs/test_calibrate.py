@@ -181,3 +181,99 @@ def test_the_begin_converter_drops_generic_and_maps_labels(tmp_path):
         {"knowledge": "k", "history": "m", "response": "r3", "label": "ungrounded"},
     ]
     call_command("qalab_calibrate", "--data", str(target), stdout=StringIO())
+
+
+# --------------------------------------------------------------------------- --task self_contradiction
+
+
+def _decode(turns: list[tuple[int, str]], last: tuple[int, str], label: str) -> dict:
+    return {
+        "turns": [{"turn_id": i, "agent_id": a, "text": t} for i, (a, t) in enumerate(turns)],
+        "last_utterance": {"turn_id": len(turns), "agent_id": last[0], "text": last[1]},
+        "label": label,
+    }
+
+
+DECODE_RECORDS = [
+    _decode([(0, "I love the beach."), (1, "Me too.")], (0, "I hate the beach."), "contradiction"),
+    _decode(
+        [(0, "I have two dogs."), (1, "Nice!")], (0, "I don't have any dogs."), "contradiction"
+    ),
+    _decode([(0, "I love the beach."), (1, "Why?")], (0, "Where do you live?"), "no_contradiction"),
+    _decode([(0, "I work at a bank."), (1, "Cool.")], (0, "What do you do?"), "no_contradiction"),
+]
+
+
+def _contradictions(path: Path, *extra: str) -> str:
+    out = StringIO()
+    call_command(
+        "qalab_calibrate", "--task", "self_contradiction", "--data", str(path), *extra, stdout=out
+    )
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("layout", ["array", "jsonl"])
+def test_the_self_contradiction_task_prints_and_writes_the_figures(tmp_path, layout):
+    if layout == "array":
+        path = tmp_path / "decode.json"
+        path.write_text(json.dumps(DECODE_RECORDS, indent=1), "utf-8")
+    else:
+        path = _write(tmp_path / "decode.jsonl", [json.dumps(r) for r in DECODE_RECORDS])
+    target = tmp_path / "figures.json"
+    text = _contradictions(path, "--json", str(target))
+    for label in ("N", "AUROC", "balanced accuracy", "precision", "recall", "F1", "confusion"):
+        assert label in text
+    assert "4 (2 contradiction, 2 no_contradiction)" in text
+    figures = json.loads(target.read_text("utf-8"))
+    assert figures["task"] == "self_contradiction"
+    assert figures["n"] == 4
+    assert figures["contradictions"] == 2
+    assert figures["balanced_accuracy"] == figures["auroc"] == 1.0
+    assert figures["precision"] == figures["recall"] == figures["f1"] == 1.0
+    assert figures["confusion"] == {"tp": 2, "fp": 0, "tn": 2, "fn": 0}
+
+
+def test_the_default_task_is_still_groundedness(tmp_path):
+    out = StringIO()
+    call_command("qalab_calibrate", "--data", str(_data(tmp_path)), stdout=out)
+    assert "ungrounded" in out.getvalue()
+    assert "contradiction" not in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("records", "message"),
+    [
+        ('[{"turns": []}, ', "decode.json:1: not valid JSON"),
+        (json.dumps([DECODE_RECORDS[0], {"turns": []}]), "record 2: missing last_utterance"),
+        (json.dumps([{**DECODE_RECORDS[0], "label": "maybe"}]), "record 1: unknown label"),
+        (json.dumps([DECODE_RECORDS[0], "text"]), "record 2: expected a JSON object"),
+        ("[]", "no records"),
+    ],
+)
+def test_a_bad_decode_array_is_a_command_error_naming_the_record(tmp_path, records, message):
+    path = tmp_path / "decode.json"
+    path.write_text(records, "utf-8")
+    with pytest.raises(CommandError) as exc:
+        _contradictions(path)
+    assert message in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        (json.dumps({**DECODE_RECORDS[1], "last_utterance": "x"}), "last_utterance must be"),
+        (json.dumps({"turns": [], "last_utterance": {}}), "missing label"),
+    ],
+)
+def test_a_bad_decode_line_is_a_command_error_naming_its_line(tmp_path, bad_line, message):
+    path = _write(tmp_path / "decode.jsonl", [json.dumps(DECODE_RECORDS[0]), "", bad_line])
+    with pytest.raises(CommandError) as exc:
+        _contradictions(path)
+    assert "decode.jsonl:3:" in str(exc.value)
+    assert message in str(exc.value)
+
+
+def test_a_missing_decode_file_is_a_command_error(tmp_path):
+    with pytest.raises(CommandError, match="no such file"):
+        _contradictions(tmp_path / "nope.json")

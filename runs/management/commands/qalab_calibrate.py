@@ -1,12 +1,27 @@
-"""`manage.py qalab_calibrate --data FILE.jsonl [--json PATH] [--examples [DIR]]`.
+"""`manage.py qalab_calibrate [--task TASK] --data FILE [--json PATH] [--examples [DIR]]`.
 
-Measures the groundedness scorer (`judge.groundedness.support_score`) on human-labelled data:
-one JSON object per line, `{"knowledge", "history", "response", "label"}` with label
-`grounded` or `ungrounded`. `ungrounded` is the positive class and `1 - support_score` its
-score. Prints N, AUROC, and balanced accuracy, precision, recall and F1 at
-`UNGROUNDED_THRESHOLD`, next to the word-overlap baseline's AUROC; `--json` writes the same.
+`--task groundedness` (the default) measures the groundedness scorer
+(`judge.groundedness.support_score`) on human-labelled data: one JSON object per line,
+`{"knowledge", "history", "response", "label"}` with label `grounded` or `ungrounded`.
+`ungrounded` is the positive class and `1 - support_score` its score. Prints N, AUROC, and
+balanced accuracy, precision, recall and F1 at `UNGROUNDED_THRESHOLD`, next to the word-overlap
+baseline's AUROC; `--json` writes the same. `scripts/begin_to_jsonl.py` converts the BEGIN dev
+files.
+
+`--task self_contradiction` measures the dialogue contradiction scorer
+(`judge.contradiction.contradiction_score`) on DECODE-format records - a JSON array (like
+/work/shared/data/decode_dev.json) or one record per line - each `{"turns": [{"agent_id",
+"text"}, ...], "last_utterance": {"agent_id", "text"}, "label": "contradiction" |
+"no_contradiction"}` (or a boolean `is_contradiction`). `contradiction` is the positive class.
+Prints N, AUROC, and balanced accuracy, precision, recall and F1 at `DECISION_THRESHOLD`;
+`--json` writes the same.
+
+`--natural DIR` judges every labelled dialogue file `DIR/*.jsonl` (the `qalab_judge` format
+plus `"labels": [{"rule", "turn"}]`, written by people reading the transcripts) and prints
+precision, recall and F1 per rule, per file and over all files (`judge.natural`).
+
 `--examples [DIR]` also runs the labelled check examples (`judge.examples.run_examples`) and
-fails when any is wrong. `scripts/begin_to_jsonl.py` converts the BEGIN dev files.
+fails when any is wrong.
 """
 
 from __future__ import annotations
@@ -19,6 +34,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from judge.contradiction import DecodeRecord, decode_record, evaluate
 from judge.groundedness import (
     UNGROUNDED_THRESHOLD,
     auroc,
@@ -29,6 +45,7 @@ from judge.groundedness import (
 
 LABELS = {"grounded": False, "ungrounded": True}
 _FIELDS = ("knowledge", "history", "response", "label")
+TASKS = ("groundedness", "self_contradiction")
 
 
 @dataclass(frozen=True)
@@ -97,6 +114,127 @@ def calibrate(records: list[Record], threshold: float = UNGROUNDED_THRESHOLD) ->
     }
 
 
+def read_decode(path: Path) -> list[DecodeRecord]:
+    """The DECODE-format records of a JSON array or JSONL file; CommandError naming the record
+    (array) or line (JSONL) of a bad one."""
+    if not path.is_file():
+        raise CommandError(f"{path}: no such file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    items: list[tuple[str, object]] = []
+    if text.lstrip().startswith("["):
+        try:
+            array = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        items = [(f"{path}: record {n}", item) for n, item in enumerate(array, start=1)]
+    else:
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                items.append((f"{path}:{number}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise CommandError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+    records: list[DecodeRecord] = []
+    for where, item in items:
+        try:
+            records.append(decode_record(item))
+        except ValueError as exc:
+            raise CommandError(f"{where}: {exc}") from None
+    if not records:
+        raise CommandError(f"{path}: no records")
+    return records
+
+
+def calibrate_contradiction(records: list[DecodeRecord]) -> dict[str, Any]:
+    """The figures of `qalab_calibrate --task self_contradiction` for `records` (contradiction =
+    positive class), with the scoring time."""
+    started = time.perf_counter()
+    figures = evaluate(records)
+    return {**figures, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def format_contradiction_figures(figures: dict[str, Any]) -> str:
+    """The self-contradiction figures as aligned text lines."""
+    auc = figures["auroc"]
+    c = figures["confusion"]
+    negatives = figures["n"] - figures["contradictions"]
+    rows = [
+        (
+            "N",
+            f"{figures['n']} ({figures['contradictions']} contradiction, "
+            f"{negatives} no_contradiction)",
+        ),
+        ("AUROC (contradiction)", "n/a (needs both labels)" if auc is None else f"{auc:.4f}"),
+        ("threshold (score >=)", f"{figures['threshold']}"),
+        ("balanced accuracy", f"{figures['balanced_accuracy']:.4f}"),
+        ("precision (contradiction)", f"{figures['precision']:.4f}"),
+        ("recall (contradiction)", f"{figures['recall']:.4f}"),
+        ("F1 (contradiction)", f"{figures['f1']:.4f}"),
+        ("confusion", f"tp={c['tp']} fp={c['fp']} tn={c['tn']} fn={c['fn']}"),
+        ("scoring time", f"{figures['seconds']:.2f} s"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def natural_figures(folder: Path) -> dict[str, Any]:
+    """Per file (and "all"), per evaluated rule: labels, findings, precision, recall, F1."""
+    from judge.natural import LabelError, score_files
+
+    paths = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    if not paths:
+        raise CommandError(f"{folder}: no labelled *.jsonl files", returncode=2)
+    try:
+        scores = score_files(paths)
+    except LabelError as exc:
+        raise CommandError(str(exc), returncode=2) from None
+
+    def figure(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    return {
+        name: {
+            rule: {
+                "labels": s.labels,
+                "found": s.found,
+                "findings": s.findings,
+                "correct": s.correct,
+                "precision": figure(s.precision),
+                "recall": figure(s.recall),
+                "f1": figure(s.f1),
+                "misses": s.misses,
+                "false_alarms": s.false_alarms,
+            }
+            for rule, s in rules.items()
+        }
+        for name, rules in scores.items()
+    }
+
+
+def format_natural(figures: dict[str, Any]) -> str:
+    """One table per file, "all" last: rule, labels, findings, precision, recall, F1."""
+
+    def show(value: float | None) -> str:
+        return "  -  " if value is None else f"{value:.2f}"
+
+    lines: list[str] = []
+    for name in [*(n for n in figures if n != "all"), "all"]:
+        lines += [
+            f"== {name}",
+            f"{'rule':<22} {'labels':>6} {'findings':>8} {'precision':>9} {'recall':>6} {'F1':>5}",
+        ]
+        for rule, row in figures[name].items():
+            lines.append(
+                f"{rule:<22} {row['labels']:>6} {row['findings']:>8} "
+                f"{show(row['precision']):>9} {show(row['recall']):>6} {show(row['f1']):>5}"
+            )
+    return "\n".join(lines)
+
+
 def format_figures(figures: dict[str, Any]) -> str:
     """The figures as aligned text lines."""
 
@@ -126,11 +264,27 @@ def format_figures(figures: dict[str, Any]) -> str:
 class Command(BaseCommand):
     help = (
         "Measure the groundedness scorer on a labelled JSONL file (AUROC, balanced accuracy, "
-        "precision/recall/F1 for 'ungrounded'), and optionally run the check examples."
+        "precision/recall/F1 for 'ungrounded'), or with --task self_contradiction the "
+        "contradiction scorer on DECODE-format records, and optionally run the check examples."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--data", metavar="FILE.jsonl", help="labelled JSONL records")
+        parser.add_argument(
+            "--task",
+            choices=TASKS,
+            default="groundedness",
+            help="what --data measures (default groundedness)",
+        )
+        parser.add_argument(
+            "--data",
+            metavar="FILE",
+            help="labelled records: groundedness JSONL, or DECODE JSON array / JSONL",
+        )
+        parser.add_argument(
+            "--natural",
+            metavar="DIR",
+            help="labelled transcript files DIR/*.jsonl: precision/recall/F1 per rule",
+        )
         parser.add_argument("--json", dest="json_path", metavar="PATH", help="write figures")
         parser.add_argument(
             "--examples",
@@ -142,10 +296,19 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if not opts["data"] and opts["examples"] is None:
-            raise CommandError("give --data FILE.jsonl and/or --examples [DIR]", returncode=2)
+        if not opts["data"] and not opts["natural"] and opts["examples"] is None:
+            raise CommandError(
+                "give --data FILE, --natural DIR and/or --examples [DIR]", returncode=2
+            )
         report: dict[str, Any] = {}
-        if opts["data"]:
+        if opts["natural"]:
+            report["natural"] = natural_figures(Path(opts["natural"]))
+            self.stdout.write(format_natural(report["natural"]))
+        if opts["data"] and opts["task"] == "self_contradiction":
+            figures = calibrate_contradiction(read_decode(Path(opts["data"])))
+            report = {"task": "self_contradiction", "data": str(opts["data"]), **figures}
+            self.stdout.write(format_contradiction_figures(figures))
+        elif opts["data"]:
             figures = calibrate(read_records(Path(opts["data"])))
             report = {"data": str(opts["data"]), **figures}
             self.stdout.write(format_figures(figures))
