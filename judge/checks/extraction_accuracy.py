@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
@@ -23,10 +24,14 @@ class FieldAssessment:
     stated_quote: str
     extracted: str | None
     extracted_turn: int | None
+    # The conversation's reference day: what relative dates ("next Tuesday") are counted from.
+    today: date | None = None
 
     @property
     def correct(self) -> bool:
-        return self.extracted is not None and values_match(self.kind, self.extracted, self.truth)
+        return self.extracted is not None and values_match(
+            self.kind, self.extracted, self.truth, self.today
+        )
 
 
 def last_extracted(case: CaseTranscript) -> dict[str, tuple[str, int]]:
@@ -43,13 +48,14 @@ def assess_fields(case: CaseTranscript, manifest: Manifest) -> list[FieldAssessm
     """Intake fields whose persona value the customer actually stated (others are not judged:
     the customer may never have been asked)."""
     extracted = last_extracted(case)
+    today = case.blueprint.reference_date
     assessments: list[FieldAssessment] = []
     for spec in manifest.intake_fields:
         truth = case.blueprint.persona.facts.get(spec.key, "")
         if not truth.strip():
             continue
         for turn in case.turns:
-            quote = find_statement(spec.kind, truth, turn.customer)
+            quote = find_statement(spec.kind, truth, turn.customer, today)
             if quote:
                 value, at = extracted.get(spec.key, (None, None))
                 assessments.append(
@@ -63,6 +69,7 @@ def assess_fields(case: CaseTranscript, manifest: Manifest) -> list[FieldAssessm
                         quote,
                         value,
                         at,
+                        today,
                     )
                 )
                 break
@@ -73,9 +80,12 @@ class ExtractionAccuracy(Check):
     """Guarantees: for each intake field whose persona value the customer stated, a major
     finding if the responder's last extracted value differs (after kind-aware normalization),
     and a major (required field) or minor (optional field) finding if it was never extracted.
+    Dates and times count in any words the customer used: "next Tuesday" stated and extracted
+    is the day it means on the blueprint's reference day, "around 11" is 11:00.
     Evidence quotes the customer's words, the extracted value and the persona value literally."""
 
     check_id = "extraction_accuracy"
+    needs = frozenset({"org", "scenario"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []

@@ -24,9 +24,9 @@ _SIMILAR = 0.8
 # "Which service would you like, and could you tell me your name?" asks two things: each
 # clause is a question of its own, so a repeat inside a longer combined question still counts.
 _CLAUSE = re.compile(
-    r"(?:,\s*|\s+)(?:and|or|also|plus)\s+(?=(?:could|can|would|will|what|which|when|where|how|"
-    r"may|do|did|is|are|please|tell|let)\b)|;\s*|,\s+(?=(?:could|can|would|what|which|when|"
-    r"where|how|may)\b)",
+    r",\s*(?:and|or|also|plus)\s+|\s+(?:and|or|also|plus)\s+(?=(?:could|can|would|will|what|which|"
+    r"when|where|how|may|do|did|is|are|please|tell|let)\b)|;\s*|,\s+(?=(?:could|can|would|what|"
+    r"which|when|where|how|may)\b)",
     re.IGNORECASE,
 )
 

@@ -136,3 +136,29 @@ def test_the_offline_engine_keeps_the_template_wording():
     assert [(a.title, a.rationale, a.finding_indexes) for a in phrased] == [
         (a.title, a.rationale, a.finding_indexes) for a in actions
     ]
+
+
+def test_a_group_with_a_critical_outranks_any_count_of_lesser_findings():
+    findings = [
+        # 20 majors of one rule would score 60 by the formula ...
+        *[make_finding("major", rule_id="ignored_question", subject=f"q{i}") for i in range(20)],
+        # ... one low-confidence critical scores 3, yet it comes first.
+        make_finding(
+            "critical",
+            rule_id="unsafe_advice",
+            subject="ibuprofen",
+            confidence=0.3,
+            fix_target="prompt",
+        ),
+    ]
+    actions = top_actions(findings)
+    assert actions[0].finding_indexes == [20]
+    assert actions[0].title == "Stop giving medical or safety advice (1 finding)"
+    assert actions[1].title == "Answer the customer's questions before moving on (20 findings)"
+
+
+def test_every_catalog_rule_has_a_person_facing_action_title():
+    from judge.rules import RULES
+
+    for rule in RULES:
+        assert rule.action and rule.action[0].isupper() and "_" not in rule.action, rule.id

@@ -24,9 +24,27 @@ def test_selftest_detects_every_canary_and_clears_the_reference(demo_org, tmp_pa
     for fault, row in result["faults"].items():
         assert row["cases_showing"], fault  # the Quick set gives every fault a chance to show
         assert row["rate"] >= 0.9, (fault, row)
+        # One defect = one finding: a planted fault raises at most 1.5 findings per occurrence.
+        assert row["occurrences"] >= len(row["cases_showing"]), fault
+        assert 0 < row["findings_per_occurrence"] <= 1.5, (fault, row)
     assert result["reference"]["critical_findings"] == []
     printed = capsys.readouterr().out
     assert "invent_price" in printed and "clean reference responder" in printed
+    assert "per occ." in printed
+
+
+def test_the_top_action_of_a_run_with_a_critical_is_about_it(demo_org):
+    from runs.models import Run
+    from runs.selectors import run_get_report
+
+    call_command("qalab_selftest", "--seed", "3", "--fault", "unsafe_advice")
+    run = Run.objects.filter(responder_spec="canary:unsafe_advice").latest("id")
+    report = run_get_report(run=run)
+    criticals = [f for f in report["findings"] if f["severity"] == "critical"]
+    assert criticals, "the unsafe advice canary must raise a critical"
+    first = report["top_actions"][0]
+    by_id = {f["id"]: f for f in report["findings"]}
+    assert any(by_id[i]["severity"] == "critical" for i in first["finding_ids"])
 
 
 def test_selftest_fails_loudly_on_an_unknown_org(db):
