@@ -3,7 +3,8 @@
 Per fixture one engine call writes the prose around the facts (what-to-expect sections, an
 internal email, a shift handover, FAQ entries) for a rotating focus of services and policies;
 only that is metered. The org's KB documents are carried over verbatim and structured context
-is rendered by code (`generator.sheets`), and noise is applied by code afterwards.
+is rendered by code (`generator.sheets`), and noise is applied by code afterwards; what the noise
+planted (each distinct misspelling and debris mark) is kept on the fixture as `Fixture.noise`.
 """
 
 from __future__ import annotations
@@ -225,10 +226,10 @@ def build_fixture(
     protected = protected_words(org)
     last: list[Fact] = []
     for attempt in range(NOISE_ATTEMPTS):
-        noisy, metrics = apply_noise(
+        noisy, metrics, planted = apply_noise(
             clean, level, rng_for(seed, "noise", key, attempt), protected=protected
         )
-        fixture = Fixture(key=key, noise_level=level, documents=noisy)
+        fixture = Fixture(key=key, noise_level=level, documents=noisy, noise=planted)
         last = missing_facts(fixture.text, facts)
         if not last and fixture.line_count >= MIN_LINES:
             return fixture.model_copy(

@@ -11,6 +11,7 @@ from generator.schemas import (
     DisallowedClaim,
     Manifest,
     ManifestContact,
+    ManifestDraft,
     ManifestHours,
     ManifestInstruction,
     ManifestIntakeField,
@@ -174,19 +175,22 @@ def manifest_max_tokens(org: OrgContext) -> int:
 def generate_manifest(org: OrgContext, engine: Engine) -> Manifest:
     """One metered engine call that yields the manifest; the skills' instructions are copied
     from the org context by code (the judge needs them verbatim)."""
-    manifest = engine.run(
+    draft = engine.run(
         role="generator",
         purpose="manifest",
         messages=manifest_messages(org),
         max_tokens=manifest_max_tokens(org),
-        output=Manifest,
-        offline=lambda: build_manifest(org),
+        output=ManifestDraft,
+        offline=lambda: ManifestDraft.model_validate(
+            build_manifest(org).model_dump(exclude={"instructions"})
+        ),
         check=lambda m: check_manifest(org, m),
     )
-    return manifest.model_copy(update={"instructions": _instructions(org)})
+    written = draft.model_dump()
+    return Manifest.model_validate({**written, "instructions": _instructions(org)})
 
 
-def check_manifest(org: OrgContext, manifest: Manifest) -> None:
+def check_manifest(org: OrgContext, manifest: ManifestDraft) -> None:
     """A written manifest must restate the org context exactly (it is the ground truth) and
     point every disallowed claim at a real entry; raises ValueError saying what differs."""
     truth = build_manifest(org)

@@ -3,14 +3,19 @@
 Noise changes how things are written, never a value: typos touch only plain words that are not
 protected (service names, day names, units, currency words), and format variants re-render the
 same amount, time or phone number (`80 EUR` -> `€80`, `08:30` -> `8.30`).
+
+What it plants is also returned as data (`PlantedNoise`): every distinct misspelt word with its
+original, and the debris marks a reader could repeat ("•" or "*" for a list marker, "|" joining
+the cells of a broken table row), so a judge can tell a reply that echoes the noise.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NamedTuple
 
 from generator.facts import (
     CURRENCY_SYMBOLS,
@@ -23,7 +28,7 @@ from generator.facts import (
     parse_amount,
     phone_digits,
 )
-from generator.schemas import FixtureDocument, NoiseLevel
+from generator.schemas import FixtureDocument, NoiseLevel, PlantedNoise, PlantedNoiseKind
 
 
 @dataclass(frozen=True)
@@ -85,12 +90,35 @@ _KEYBOARD = dict(zip("aeioustnrl", "sworiyrbtk", strict=True))
 _VALUE_EDGE = re.compile(r"[\d€$£]|\b(?:EUR|USD|GBP)\b", re.IGNORECASE)
 
 
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
 @dataclass
 class _Stats:
     words: int = 0
     typos: int = 0
     structural: int = 0
     breaks: int = 0
+    # Casefolded words of the clean documents: a typo that spells one of them ("trail" for
+    # "trial" in a KB about trails) is indistinguishable from that word, so it is not recorded.
+    vocabulary: frozenset[str] = frozenset()
+    planted: dict[tuple[str, str], PlantedNoise] = field(default_factory=dict)
+
+    def plant(self, kind: PlantedNoiseKind, text: str, clean: str) -> None:
+        """Record one noisy form (the first occurrence of each distinct form wins)."""
+        if text == clean or (kind == "typo" and text.casefold() in self.vocabulary):
+            return
+        self.planted.setdefault(
+            (kind, text.casefold()), PlantedNoise(kind=kind, text=text, clean=clean)
+        )
+
+
+class Noised(NamedTuple):
+    """What `apply_noise` returns: the noisy documents, their metrics, and what was planted."""
+
+    documents: list[FixtureDocument]
+    metrics: dict[str, float]
+    planted: list[PlantedNoise]
 
 
 def _money_variant(match: re.Match[str], rng: random.Random) -> str:
@@ -167,7 +195,9 @@ def typo_words(
         if len(core) < 5 or core.casefold() in protected or rng.random() >= rate:
             continue
         stats.typos += 1
-        tokens[n] = match.group(1) + _typo(core, rng) + match.group(3)
+        noisy = _typo(core, rng)
+        stats.plant("typo", noisy, core)
+        tokens[n] = match.group(1) + noisy + match.group(3)
     return " ".join(tokens)
 
 
@@ -181,13 +211,18 @@ def _structure(line: str, profile: NoiseProfile, rng: random.Random, stats: _Sta
         if _TABLE_SEPARATOR.match(stripped):
             return None  # the separator row simply disappears
         cells = [c.strip() for c in stripped.strip("|").split("|")]
-        return rng.choice(["  ", " - ", " | ", "\t"]).join(cells)
+        joint = rng.choice(["  ", " - ", " | ", "\t"])
+        if joint == " | " and len(cells) > 1:
+            stats.plant("markup", "|", "")
+        return joint.join(cells)
     marker = _LIST_MARKER.match(line)
     if marker:
         stats.structural += 1
         if rng.random() < profile.dropped_marker:
             stats.breaks += 1
             replacement = rng.choice(["", "", "* ", "• ", "-"])
+            if replacement.strip() in ("*", "•") and replacement.strip() != marker.group(2):
+                stats.plant("markup", replacement.strip(), marker.group(2))
             return marker.group(1) + replacement + line[marker.end() :]
         return line
     if stripped.startswith("#"):
@@ -266,12 +301,16 @@ def apply_noise(
     rng: random.Random,
     *,
     protected: frozenset[str] = frozenset(),
-) -> tuple[list[FixtureDocument], dict[str, float]]:
-    """Noisy copies of `documents` for `level`, and metrics (typo_rate, structure_score)."""
+) -> Noised:
+    """Noisy copies of `documents` for `level`, metrics (typo_rate, structure_score), and the
+    distinct noisy forms planted (in order of first appearance)."""
     profile = PROFILES[level]
-    stats = _Stats()
+    vocabulary = frozenset(
+        w.casefold() for doc in documents for w in _LETTERS.findall(f"{doc.title} {doc.text}")
+    )
+    stats = _Stats(vocabulary=vocabulary)
     if profile is None:
-        return list(documents), {"typo_rate": 0.0, "structure_score": 1.0}
+        return Noised(list(documents), {"typo_rate": 0.0, "structure_score": 1.0}, [])
     guard = protected | ALWAYS_PROTECTED
     noisy: list[list[str]] = []
     for doc in documents:
@@ -293,4 +332,4 @@ def apply_noise(
         if stats.structural
         else 1.0,
     }
-    return out, metrics
+    return Noised(out, metrics, list(stats.planted.values()))

@@ -46,14 +46,16 @@ _IMPLIED = re.compile(
     re.IGNORECASE,
 )
 _ADVICE = re.compile(
-    r"\b(?:suggest|recommend|advise|advice|suggestions?|which one|best|what should (?:i|we))\b",
+    r"\b(?:suggest|recommend|advise|advice|suggestions?|which one|best|what should (?:i|we)|"
+    r"options?|choices?|alternatives?)\b",
     re.IGNORECASE,
 )
 _AUX = r"(?:is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may|have|has|had)"
 # A question without a question mark: an auxiliary before its subject at the start of a clause
 # ("also do you do varifocals", "if it fails do you do the repairs same day").
 _INVERSION = re.compile(
-    rf"(?:^|[,;:.!]\s*|\b(?:and|but|also|so|oh|ok|okay|well|wait|sorry|then|hey|hi|plus|or)\s+"
+    rf"(?:^|[,;:.!]\s*|\b(?:and|but|also|so|oh|ok|okay|well|wait|sorry|then|hey|hi|plus|or|um|"
+    rf"uh|er|erm|yeah|like)\s+"
     rf"|\bif(?:\s+[\w']+){{1,4}}\s+){_AUX}\s+(?:i|we|you|u|ya|it|that|this|there|they|he|she)\b",
     re.IGNORECASE,
 )
@@ -96,10 +98,24 @@ _STANCE = re.compile(
     r"neither|includ\w*|except|both)\b",
     re.IGNORECASE,
 )
+# A statement that settles a yes/no question without saying "yes": "Large bags aren't allowed",
+# "Early repayment is permitted", "No appointment needed", "Collection only".
+_SETTLES = re.compile(
+    r"\b(?:allowed|permitted|not|n't|no|only|need|needed|required|must|cannot|available|"
+    r"unavailable|included|free|limited|possible|impossible|welcome)\b",
+    re.IGNORECASE,
+)
+# "Sorry, collection only" / "Sorry, the minimum age is 8": an apology that states a limit.
+_SORRY_NO = re.compile(
+    r"^\W*(?:sorry|apologies)\b[^.!?]{0,80}?\b(?:no|not|n't|only|minimum|maximum|too|cannot|"
+    r"unable)\b",
+    re.IGNORECASE,
+)
 # A reply that opens by taking a position answers a yes/no question.
 _OPENS_WITH_STANCE = re.compile(
     r"^(?:[\w\s,!:]{0,40}?[:,!.]\s*)?(?:yes|yeah|yep|yup|no|nope|sure|of course|certainly|"
-    r"absolutely|definitely|unfortunately|sadly|i'm afraid|that's right|that is right|correct|"
+    r"absolutely|definitely|unfortunately|sadly|i'm afraid|that's right|that is right|"
+    r"correct|"
     r"exactly|indeed|not at all|we do|we don't|we do not|we are|we're not|we aren't|we have|"
     r"we can|we can't|it does|it doesn't|it is|it isn't|you do|you don't|you can|you can't|"
     r"there is|there's|there are|there isn't|there aren't)\b",
@@ -112,8 +128,8 @@ _OPENS_WITH_STANCE = re.compile(
 _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = (
     (
         re.compile(
-            r"\bhow much\b|\bwhat(?:'s| is| are| does| do)? (?:the |your )?(?:price|cost|fee|"
-            r"charge|rate)s?\b|\bhow (?:expensive|cheap)\b",
+            r"\bhow much\b|\b(?:price|prices|cost|costs|fee|fees|charge|charges|paying|pay)\b|"
+            r"\bhow (?:expensive|cheap)\b",
             re.I,
         ),
         frozenset({"money", "percent"}),
@@ -124,7 +140,11 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
         ),
     ),
     (
-        re.compile(r"\bhow long\b|\bhow many (?:minutes|hours|days|weeks)\b|\bduration\b", re.I),
+        re.compile(
+            r"\bhow (?:long|quickly|fast|soon)\b|\bhow many (?:minutes|hours|days|weeks)\b|"
+            r"\bduration\b",
+            re.I,
+        ),
         frozenset({"duration", "time"}),
         re.compile(
             r"\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?|half an hour|an hour|quick|"
@@ -162,8 +182,14 @@ _REQUEST = re.compile(
     r"reschedule|book|update|return|complain|report|pay|order|add|remove|swap)\b",
     re.IGNORECASE,
 )
+# A question back that gets on with a request asks for a detail of it.
+_INTAKE_ASK = re.compile(
+    r"\b(?:name|phone|number|mobile|e-?mail|date|day|time|when|how many|which|address|postcode|"
+    r"zip|account|reference|size|people|guests|players|details?)\b",
+    re.IGNORECASE,
+)
 _PROCEEDS = re.compile(
-    r"\?|\b(?:book|booked|booking|reserv|schedul|confirm|arrange|sure|of course|certainly|"
+    r"\b(?:book|booked|booking|reserv|schedul|confirm|arrange|sure|of course|certainly|"
     r"absolutely|happy to|done|passed on|request|cancel|chang|moved|updat|no problem|"
     r"please (?:enter|provide|give|tell|send|share|type|fill|let))",
     re.IGNORECASE,
@@ -210,6 +236,9 @@ class Question:
     yes_no: bool
     advice: bool
     request: bool
+    # Content words of the whole sentence the clause came from ("And if I wanted to repay
+    # early, would there be a penalty?" -> repay, early, penalty).
+    context: frozenset[str] = frozenset()
 
 
 _STEM_CHARS = 6
@@ -248,11 +277,40 @@ def topic_words(text: str) -> frozenset[str]:
     return (found - _GENERIC) or found
 
 
+# "Which service would you like, and could you tell me your name?" and "Can I book two tickets,
+# and is there a lift?" ask two things: each clause is a question of its own.
+_CLAUSE = re.compile(
+    r",\s*(?:and|or|also|plus)\s+|\s+(?:and|or|also)\s+(?=(?:could|can|would|will|what|which|"
+    r"when|where|how|may|do|did|is|are|please|tell|let)\b)|;\s*|,\s+(?=(?:could|can|would|what|"
+    r"which|when|where|how|may)\b)",
+    re.IGNORECASE,
+)
+
+
+def clauses(sentence: Sentence) -> list[Sentence]:
+    """The clauses of a sentence split at ", and ...", "; " and before a new question word;
+    each is still exactly the source text at its position."""
+    parts: list[Sentence] = []
+    start = 0
+    for match in _CLAUSE.finditer(sentence.text):
+        parts.append(_part(sentence, start, match.start()))
+        start = match.end()
+    parts.append(_part(sentence, start, len(sentence.text)))
+    return [p for p in parts if p.text.strip(" ,;?")]
+
+
+def _part(sentence: Sentence, start: int, end: int) -> Sentence:
+    raw = sentence.text[start:end]
+    lead = len(raw) - len(raw.lstrip(" ,;"))
+    text = raw.strip(" ,;")
+    return Sentence(sentence.start + start + lead, sentence.start + start + lead + len(text), text)
+
+
 def questions(text: str) -> list[Question]:
-    """The questions and implied requests in a customer turn."""
+    """The questions and implied requests in a customer turn, clause by clause."""
     found: list[Question] = []
-    for sentence in split_sentences(text):
-        # A message sentence may hold several clauses: "ok thanks. what about Sunday?"
+    for whole, sentence in ((s, c) for s in split_sentences(text) for c in clauses(s)):
+        # A message may hold several: "ok thanks. what about Sunday?", "X, and is there Y?"
         body = sentence.text
         inverted = bool(_INVERSION.search(body))
         request = bool(_REQUEST.search(body))
@@ -273,6 +331,7 @@ def questions(text: str) -> list[Question]:
                 yes_no=inverted or ("?" in body and not _WH.search(body)),
                 advice=bool(_ADVICE.search(body)),
                 request=request,
+                context=content_words(whole.text) - _GENERIC,
             )
         )
     return found
@@ -317,14 +376,26 @@ def clarifies(reply: str, question: Question) -> bool:
 def answers(reply: str, question: Question) -> bool:
     """The reply gives the kind of fact the question asks for, or shares its topic words, or
     (for a yes/no question) takes a position, or (for advice) suggests something."""
-    if question.request and _PROCEEDS.search(reply):
+    if question.request and (
+        _PROCEEDS.search(reply)
+        or any("?" in s.text and _INTAKE_ASK.search(s.text) for s in split_sentences(reply))
+        or ASKS.match(reply)
+    ):
         return True
-    if question.yes_no and _OPENS_WITH_STANCE.match(reply):
+    if question.yes_no and (_OPENS_WITH_STANCE.match(reply) or _SORRY_NO.match(reply)):
         return True
     if question.yes_no and _ANAPHORIC.search(question.sentence.text):
         return bool(_STANCE.search(reply))
+    if question.yes_no and any(
+        _SETTLES.search(s.text) and content_words(s.text) & question.context
+        for s in statements(reply)
+    ):
+        return True
     reply_words = content_words(reply)
-    shared = reply_words & question.topic
+    # "fuel" is in "refuel", "tyre" in "tyres": a topic word inside a reply word is shared.
+    shared = {
+        t for t in question.topic if any(t == w or (len(t) >= 4 and t in w) for w in reply_words)
+    }
     # Advice is given by any statement (a suggestion rarely says "I suggest"); a reply that only
     # asks the next question gives none.
     if question.advice and statements(reply):

@@ -21,11 +21,14 @@ _DATE = re.compile(
     r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}/\d{1,2}\b"
 )
 _NUM = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
-_CUR_SYMBOL = r"€|\$|£"
+_CUR_SYMBOL = r"€|\$|£|¥|₹"
+_CODES = r"EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CZK|HUF|AUD|CAD|NZD|JPY|INR"
 _MONEY = re.compile(
-    rf"(?P<pre>{_CUR_SYMBOL}|\b(?:EUR|USD|GBP)(?![a-z]))\s?(?P<n1>{_NUM})"
+    rf"(?P<pre>{_CUR_SYMBOL}|\b(?:{_CODES}|Fr\.|kr\.?)(?![a-z]))\s?(?P<n1>{_NUM})"
     # A symbol after the amount is euro style ("45 €", "45€"); "18 £10" is 18 then £10.
-    rf"|(?<![\d.,])(?P<n2>{_NUM})(?P<post>\s?€|[$£]|\s?(?:EUR|USD|GBP|euros?|dollars?|pounds?)\b)",
+    rf"|(?<![\d.,])(?P<n2>{_NUM})(?P<post>\s?€|[$£]|\s?(?:{_CODES}|euros?|dollars?|pounds?|"
+    r"francs?|kronor|krona|kroner|krone|kr|zł|pence|p(?=\s+(?:per|a|an|each)\b)|p(?=/)|"
+    r"cents?)\b)",
     re.IGNORECASE,
 )
 _BARE_DECIMAL = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d])")
@@ -51,6 +54,28 @@ _CURRENCY_WORDS = {
     "gbp": "GBP",
     "pound": "GBP",
     "pounds": "GBP",
+    "fr.": "CHF",
+    "franc": "CHF",
+    "francs": "CHF",
+    "¥": "JPY",
+    "₹": "INR",
+    "zł": "PLN",
+    # "kr" is Swedish, Norwegian or Danish: one currency to the judge, so "120 kr" and "120 SEK"
+    # from the same bot and KB agree.
+    "kr": "KR",
+    "kr.": "KR",
+    "kronor": "KR",
+    "krona": "KR",
+    "kroner": "KR",
+    "krone": "KR",
+    "sek": "KR",
+    "nok": "KR",
+    "dkk": "KR",
+    # Minor units are their own currency: "24.5p per kWh" is not £24.50.
+    "p": "GBX",
+    "pence": "GBX",
+    "cent": "CENT",
+    "cents": "CENT",
 }
 
 

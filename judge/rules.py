@@ -158,6 +158,16 @@ RULES: tuple[Rule, ...] = (
         action="Reply to what the customer actually said",
     ),
     Rule(
+        "kb_noise_echo",
+        "minor",
+        "deterministic",
+        "kb",
+        "A reply repeats the KB's own noise to the customer: a misspelling the fixture planted or "
+        "that the KB evidently contains, or markup debris such as '&nbsp;', '<br>', '| --- |' or "
+        "an unbalanced '**'.",
+        action="Clean the KB typos and markup the bot repeats",
+    ),
+    Rule(
         "case_error",
         "critical",
         "pipeline",

@@ -13,7 +13,10 @@ Per case, each dimension is in [0, 1], or None when it does not apply:
   None when S = 0 (the customer stated no intake field).
 - conversation_quality = clamp(1 - 0.15 * minor - 0.30 * major - 0.50 * critical, 0, 1),
   counting findings of the conversation rules (`questions_per_turn`, `repeated_question`,
-  `self_contradiction`, `final_status`, `judge_injection`). None when the case has no turn.
+  `self_contradiction`, `final_status`, `judge_injection`, `ignored_question`,
+  `irrelevant_reply`, `instruction_leak`, `partner_contradiction`, `kb_noise_echo`), as a
+  finding's rule or a corroborating one (each finding counted once). None when the case has
+  no turn.
 - overall = weighted mean of the applicable dimensions with weights groundedness 0.40,
   extraction_accuracy 0.35, conversation_quality 0.25, renormalized over those that apply
   (0.0 when none applies). Example: g = 0.5, e = None, q = 0.7 ->
@@ -46,8 +49,20 @@ CONVERSATION_RULES = frozenset(
         "self_contradiction",
         "final_status",
         "judge_injection",
+        "ignored_question",
+        "irrelevant_reply",
+        "instruction_leak",
+        "partner_contradiction",
+        "kb_noise_echo",
     }
 )
+
+
+def _counts_for(finding: Finding, rules: frozenset[str]) -> bool:
+    """A merged finding counts for a dimension when its rule or a corroborating one belongs."""
+    return finding.rule_id in rules or any(r in rules for r in finding.corroborating)
+
+
 CONVERSATION_PENALTY = {"minor": 0.15, "major": 0.30, "critical": 0.50}
 WEIGHTS = {"groundedness": 0.40, "extraction_accuracy": 0.35, "conversation_quality": 0.25}
 
@@ -66,7 +81,7 @@ def groundedness(case: CaseTranscript, findings: list[Finding], manifest: Manife
         quotes = [
             e.quote
             for f in findings
-            if f.rule_id in GROUNDEDNESS_RULES
+            if _counts_for(f, GROUNDEDNESS_RULES)
             for e in f.evidence
             if e.source == "reply" and e.turn == turn.index
         ]
@@ -92,7 +107,7 @@ def conversation_quality(case: CaseTranscript, findings: list[Finding]) -> float
     if not case.turns:
         return None
     penalty = sum(
-        CONVERSATION_PENALTY[f.severity] for f in findings if f.rule_id in CONVERSATION_RULES
+        CONVERSATION_PENALTY[f.severity] for f in findings if _counts_for(f, CONVERSATION_RULES)
     )
     return min(1.0, max(0.0, 1.0 - penalty))
 

@@ -59,6 +59,11 @@ def report_to_markdown(report: dict[str, Any]) -> str:
             f"- **{finding['severity'].upper()}** `{finding['rule_id']}` — case {finding['case']}"
             + (f", turn {finding['turn']}" if finding["turn"] is not None else "")
             + f": {_md_escape(finding['rationale'])}"
+            + (
+                f" (also: {', '.join(finding['corroborating'])})"
+                if finding.get("corroborating")
+                else ""
+            )
         )
         for ev in finding["evidence"]:
             add(f"  - {ev['source']}: “{_md_escape(ev['quote'])}”")

@@ -24,6 +24,7 @@ REGISTRY: dict[str, str] = {
     "partner_contradiction": "judge.checks.partner_contradiction.PartnerContradiction",
     "ignored_question": "judge.checks.ignored_question.IgnoredQuestion",
     "irrelevant_reply": "judge.checks.irrelevant_reply.IrrelevantReply",
+    "kb_noise_echo": "judge.checks.kb_noise_echo.KbNoiseEcho",
 }
 
 

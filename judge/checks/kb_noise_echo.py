@@ -279,10 +279,11 @@ class _Lexicon:
         return frozenset(pair for word in known for pair in _bigrams(word))
 
     def _likelier(self, other: str, word: str, odd: set[str]) -> bool:
-        """`other` is the spelling and `word` the slip, going by the case's own text (the slip
-        counted in the KB only: the reply under judgement may be what repeats it)."""
-        if self.counts[other] != self.kb[word]:
-            return self.counts[other] > self.kb[word]
+        """`other` is the spelling and `word` the slip, going by how often the KB, then the whole
+        case, writes each; on a tie, when only `word` has a letter pair no known word has."""
+        for counts in (self.kb, self.counts):
+            if counts[other] != counts[word]:
+                return counts[other] > counts[word]
         return bool(odd - _bigrams(other)) and not (_bigrams(other) - self.pairs)
 
     def correction(self, word: str) -> str | None:
@@ -496,7 +497,16 @@ class KbNoiseEcho(Check):
                     continue
                 typo = misspelling(match.group(0))
                 if typo is not None:
-                    span = Span(*match.span(), match.group(0), "typo", *typo)
+                    clean, confidence, planted = typo
+                    span = Span(
+                        match.start(),
+                        match.end(),
+                        match.group(0),
+                        "typo",
+                        clean,
+                        confidence,
+                        planted,
+                    )
                     if not _overlaps(span, spans):
                         spans.append(span)
             if spans:

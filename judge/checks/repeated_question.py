@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.checks.questions_per_turn import question_sentences
-from judge.dialogue_acts import ASKS
+from judge.dialogue_acts import ASKS, clauses
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import split_sentences, words
 
@@ -21,14 +20,6 @@ _FILLER = frozenset(
     )
 )
 _SIMILAR = 0.8
-# "Which service would you like, and could you tell me your name?" asks two things: each
-# clause is a question of its own, so a repeat inside a longer combined question still counts.
-_CLAUSE = re.compile(
-    r",\s*(?:and|or|also|plus)\s+|\s+(?:and|or|also|plus)\s+(?=(?:could|can|would|will|what|which|"
-    r"when|where|how|may|do|did|is|are|please|tell|let)\b)|;\s*|,\s+(?=(?:could|can|would|what|"
-    r"which|when|where|how|may)\b)",
-    re.IGNORECASE,
-)
 
 
 @dataclass
@@ -51,17 +42,6 @@ def _similarity(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-def _clauses(question: str) -> list[str]:
-    """The single questions of a combined one, each a verbatim slice of `question`."""
-    parts: list[str] = []
-    start = 0
-    for match in _CLAUSE.finditer(question):
-        parts.append(question[start : match.start()])
-        start = match.end()
-    parts.append(question[start:])
-    return [p.strip(" ,;") for p in parts if p.strip(" ,;?")]
-
-
 class RepeatedQuestion(Check):
     """Guarantees: a question asked in one turn and asked again (same content words after
     dropping politeness and question words and a plural 's', Jaccard >= 0.8) in a later turn
@@ -81,8 +61,7 @@ class RepeatedQuestion(Check):
                 for s in split_sentences(turn.reply)
                 if s in question_sentences(turn.reply) or ASKS.match(s.text)
             ]
-            clauses = [c for s in asks for c in _clauses(s.text)]
-            for clause in clauses:
+            for clause in (c.text for s in asks for c in clauses(s)):
                 tokens = _tokens(clause)
                 if not tokens:
                     continue  # "Sorry?" carries nothing to compare

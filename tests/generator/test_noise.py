@@ -8,10 +8,11 @@ import re
 import pytest
 
 from generator import fixtures as fixtures_module
+from generator import noise as noise_module
 from generator.facts import canonical_values, critical_facts, missing_facts
 from generator.fixtures import FactPreservationError, build_fixture, protected_words
-from generator.noise import apply_noise, typo_words
-from generator.schemas import FixtureDocument
+from generator.noise import Noised, _Stats, apply_noise, typo_words
+from generator.schemas import Fixture, FixtureDocument, NoiseLevel, OrgContext
 from qalab.llm import NullLedger, OfflineEngine
 
 SEEDS = range(30)
@@ -83,8 +84,6 @@ def test_it_never_misspells_protected_words(demo):
     protected = protected_words(demo)
     line = "Teeth whitening at Harbour Lane Dental: our hygienist explains everything carefully"
     rng = random.Random(1)
-    from generator.noise import _Stats
-
     for _ in range(200):
         out = typo_words(line, 1.0, rng, protected, _Stats())
         assert "Teeth whitening" in out and "Harbour Lane Dental" in out
@@ -97,10 +96,10 @@ def test_it_is_seeded():
         title="T",
         text="\n".join(f"- Item number {i}: a fairly ordinary sentence here" for i in range(60)),
     )
-    a, _ = apply_noise([doc], "messy", random.Random(5))
-    b, _ = apply_noise([doc], "messy", random.Random(5))
-    c, _ = apply_noise([doc], "messy", random.Random(6))
-    assert a == b and a != c
+    a = apply_noise([doc], "messy", random.Random(5))
+    b = apply_noise([doc], "messy", random.Random(5))
+    c = apply_noise([doc], "messy", random.Random(6))
+    assert a == b and a.documents != c.documents and a.planted != c.planted
 
 
 def test_it_retries_and_then_fails_when_noise_destroys_a_fact(demo, monkeypatch):
@@ -109,7 +108,7 @@ def test_it_retries_and_then_fails_when_noise_destroys_a_fact(demo, monkeypatch)
     def destructive(documents, level, rng, *, protected=frozenset()):
         calls.append(level)
         wiped = [d.model_copy(update={"text": re.sub(r"\d", "#", d.text)}) for d in documents]
-        return wiped, {"typo_rate": 0.0, "structure_score": 1.0}
+        return Noised(wiped, {"typo_rate": 0.0, "structure_score": 1.0}, [])
 
     monkeypatch.setattr(fixtures_module, "apply_noise", destructive)
     with pytest.raises(FactPreservationError, match="price of"):
@@ -123,13 +122,96 @@ def test_it_accepts_a_later_attempt_when_the_first_loses_a_fact(demo, monkeypatc
 
     def flaky(documents, level, rng, *, protected=frozenset()):
         attempts.append(1)
-        docs, metrics = real(documents, level, rng, protected=protected)
+        docs, metrics, planted = real(documents, level, rng, protected=protected)
         if len(attempts) == 1:
             docs = [d.model_copy(update={"text": d.text.replace("08:30", "")}) for d in docs]
             docs = [d.model_copy(update={"text": re.sub(r"0?8[.:]30", "", d.text)}) for d in docs]
-        return docs, metrics
+        return Noised(docs, metrics, planted)
 
     monkeypatch.setattr(fixtures_module, "apply_noise", flaky)
     fixture = _fixture(demo, "messy", 1)
     assert len(attempts) == 2
     assert fixture.metrics["noise_attempt"] == 1.0
+
+
+# --------------------------------------------------------------------------- planted noise
+
+
+def _word_in(word: str, text: str) -> bool:
+    return (
+        re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text, re.IGNORECASE) is not None
+    )
+
+
+@pytest.mark.parametrize("level", ["semi_noisy", "messy"])
+def test_it_records_every_typo_it_planted_and_each_is_in_the_fixture(
+    org: OrgContext, level: NoiseLevel
+) -> None:
+    for seed in range(15):
+        clean = _fixture(org, "clean", seed)
+        fixture = _fixture(org, level, seed)
+        typos = [p for p in fixture.noise if p.kind == "typo"]
+        assert typos, (seed, level)
+        keys = [(p.kind, p.text.casefold()) for p in fixture.noise]
+        assert len(keys) == len(set(keys)), "one entry per distinct noisy form"
+        for planted in fixture.noise:
+            assert planted.text != planted.clean
+            if planted.kind == "typo":
+                assert _word_in(planted.text, fixture.text), (seed, planted)
+                assert not _word_in(planted.text, clean.text), (seed, planted)
+                assert _word_in(planted.clean, clean.text), (seed, planted)
+            elif planted.text == "|":  # cells of a table row run together without the row
+                lines = fixture.text.splitlines()
+                assert any(" | " in x and not x.lstrip().startswith("|") for x in lines)
+            else:  # a list marker swapped for another
+                lines = fixture.text.splitlines()
+                assert any(x.lstrip().startswith(planted.text) for x in lines), planted
+        # Every misspelt word of the fixture is on the record: the words the fixture has and the
+        # clean one does not are exactly the recorded typos (money re-rendered as "80 euro" or
+        # "EUR 80" aside: that is a format, not a word).
+        clean_words = {w.casefold() for w in re.findall(r"[A-Za-z]+", clean.text)}
+        clean_words |= {"euro", "eur", "usd", "gbp"}
+        new_words = {w.casefold() for w in re.findall(r"[A-Za-z]+", fixture.text)} - clean_words
+        assert new_words == {p.text.casefold() for p in typos}, seed
+
+
+def test_it_records_nothing_for_a_clean_fixture(org: OrgContext) -> None:
+    assert _fixture(org, "clean", 3).noise == []
+
+
+def test_the_record_is_seeded(demo: OrgContext) -> None:
+    assert _fixture(demo, "messy", 4).noise == _fixture(demo, "messy", 4).noise
+    assert _fixture(demo, "messy", 4).noise != _fixture(demo, "messy", 5).noise
+
+
+def test_it_records_the_debris_marks_it_plants() -> None:
+    lines = [f"- Item number {i}: a fairly ordinary sentence here" for i in range(40)]
+    lines += ["| Item | Price |", "|---|---|"] + [f"| Thing {i} | {i} EUR |" for i in range(40)]
+    doc = FixtureDocument(id="d", title="T", text="\n".join(lines))
+    marks: set[tuple[str, str]] = set()
+    for seed in range(10):
+        docs, _, planted = apply_noise([doc], "messy", random.Random(seed))
+        for p in planted:
+            if p.kind == "markup":
+                assert p.text in docs[0].text
+                marks.add((p.text, p.clean))
+    assert marks == {("•", "-"), ("*", "-"), ("|", "")}
+
+
+def test_a_typo_that_spells_a_word_of_the_kb_is_not_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # "trial" -> "trail" in a KB that speaks of trails is indistinguishable from "trail".
+    slips = {"trial": "trail", "booking": "bookign"}
+    monkeypatch.setattr(noise_module, "_typo", lambda word, rng: slips.get(word, word))
+    stats = _Stats(vocabulary=frozenset({"trail", "trial", "booking"}))
+    out = typo_words("trial booking", 1.0, random.Random(1), frozenset(), stats)
+    assert out == "trail bookign"
+    assert [(p.text, p.clean) for p in stats.planted.values()] == [("bookign", "booking")]
+
+
+def test_a_fixture_stored_before_the_record_still_loads() -> None:
+    fixture = Fixture.model_validate(
+        {"key": "fx-01", "noise_level": "messy", "documents": [], "metrics": {}}
+    )
+    assert fixture.noise == []

@@ -1,0 +1,313 @@
+"""kb_noise_echo: a reply that repeats the KB's noise (planted or inferred) to the customer."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.fixtures import build_fixture
+from generator.schemas import PlantedNoise
+from judge.checks.kb_noise_echo import COMMON_WORDS, KbNoiseEcho
+from judge.examples import DEFAULT_KB
+from judge.schemas import CaseTranscript, Finding
+from qalab.llm import NullLedger, OfflineEngine
+from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
+from tests.judge.factories import demo_manifest, make_case, make_config, quote_is_in_source
+
+CONFIG = make_config()
+
+# A KB the way the generator leaves it: its planted typos listed in PLANTED.
+PLANTED_KB = """\
+## Booking
+Colletc full name, phone number, service and preferred date before confirming a booking.
+Collect the email address too when the customer offers it.
+
+## Urgent problems
+Outside opening hours, follow the emergency poliy: go to the nearest emergency department.
+Every policy is on the website.
+
+## Mouthguard fitting
+Cusom sports mouthguard, two visits (impression and fitting). Price: 150 EUR.
+"""
+PLANTED = [
+    PlantedNoise(kind="typo", text="Colletc", clean="Collect"),
+    PlantedNoise(kind="typo", text="poliy", clean="policy"),
+    PlantedNoise(kind="typo", text="Cusom", clean="Custom"),
+]
+
+
+def _case(
+    *turns: tuple[str, str], kb: str = PLANTED_KB, noise: list[PlantedNoise] | None = None
+) -> CaseTranscript:
+    case = make_case(list(turns), fixture_text=kb)
+    if noise:
+        case = case.model_copy(update={"fixture": case.fixture.model_copy(update={"noise": noise})})
+    return case
+
+
+def echoes(
+    *turns: tuple[str, str], kb: str = PLANTED_KB, noise: list[PlantedNoise] | None = None
+) -> list[Finding]:
+    case = _case(*turns, kb=kb, noise=noise)
+    findings = KbNoiseEcho().run(case, demo_manifest(), CONFIG)
+    for finding in findings:
+        assert finding.evidence
+        assert all(quote_is_in_source(case, e) for e in finding.evidence), finding
+        assert finding.subject in case.turns[finding.turn_index].reply
+    return findings
+
+
+# --------------------------------------------------------------------------- planted noise
+
+
+def test_a_planted_typo_echoed_is_a_minor_kb_finding() -> None:
+    [finding] = echoes(
+        ("what do you need from me?", "Colletc full name and phone number, please."),
+        noise=PLANTED,
+    )
+    assert finding.rule_id == "kb_noise_echo"
+    assert (finding.severity, finding.fix_target, finding.turn_index) == ("minor", "kb", 0)
+    assert finding.subject == "Colletc"
+    assert [e.quote for e in finding.evidence] == ["Colletc"]
+    assert finding.evidence[0].source == "reply"
+    assert finding.confidence == 0.9
+    assert "'Colletc'" in finding.fix_text and "'Collect'" in finding.fix_text
+    assert "KB" in finding.fix_text
+
+
+def test_a_planted_typo_matches_whole_words_in_any_case() -> None:
+    [finding] = echoes(("policy?", "Our EMERGENCY POLIY applies."), noise=PLANTED)
+    assert finding.subject == "POLIY"
+    assert echoes(("policy?", "Our emergency poliyx applies."), noise=PLANTED) == []
+
+
+def test_the_clean_word_is_no_finding() -> None:
+    reply = "Collect full name; the emergency policy applies; custom sports mouthguard."
+    assert echoes(("hi", reply), noise=PLANTED) == []
+
+
+def test_a_typo_the_customer_typed_first_is_no_finding() -> None:
+    assert (
+        echoes(("whats ur emergency poliy", "Our emergency poliy: go to A&E."), noise=PLANTED) == []
+    )
+    # ... but only what the customer wrote so far: a later message does not excuse it.
+    findings = echoes(
+        ("hi", "The emergency poliy applies."),
+        ("what poliy?", "The emergency poliy."),
+        noise=PLANTED,
+    )
+    assert [f.turn_index for f in findings] == [0]
+
+
+def test_a_planted_form_that_is_also_a_correct_word_is_no_finding() -> None:
+    noise = [
+        *PLANTED,
+        PlantedNoise(kind="typo", text="trail", clean="trial"),
+        PlantedNoise(kind="typo", text="tiral", clean="trail"),
+        PlantedNoise(kind="typo", text="Dentl", clean="Dental"),
+    ]
+    kb = PLANTED_KB + "A free trail session. The tiral starts here. Harbour Lane Dentl.\n"
+    # "trail" is the clean form of another planted typo; "Dental" is in the manifest (org name)
+    assert echoes(("hi", "The trail starts at the gate."), kb=kb, noise=noise) == []
+    [finding] = echoes(("hi", "The tiral starts here."), kb=kb, noise=noise)
+    assert finding.subject == "tiral"
+
+
+def test_one_finding_per_turn_quotes_every_noisy_span() -> None:
+    findings = echoes(
+        ("hi", "Hello!"),
+        ("what do I bring", "Colletc full name. Cusom sports mouthguard. Colletc it all."),
+        noise=PLANTED,
+    )
+    [finding] = findings
+    assert finding.turn_index == 1
+    assert finding.subject == "Colletc"
+    assert [e.quote for e in finding.evidence] == ["Colletc", "Cusom"]
+    assert all(e.turn == 1 for e in finding.evidence)
+    assert "Cusom" in finding.rationale and "Custom" in finding.rationale
+
+
+def test_planted_mode_does_not_guess_beyond_the_record() -> None:
+    # "Neevr" is a typo, but the fixture says what was planted and it is not in the record.
+    kb = PLANTED_KB + "Neevr diagnose over chat.\n"
+    assert echoes(("hi", "Neevr diagnose over chat."), kb=kb, noise=PLANTED) == []
+    assert echoes(("hi", "Neevr diagnose over chat."), kb=kb)  # inferred, without a record
+
+
+# --------------------------------------------------------------------------- markup
+
+
+@pytest.mark.parametrize(
+    ("kb_line", "reply", "subject"),
+    [
+        ("Price:&nbsp;80 EUR", "Here is what our information says: Price:&nbsp;80 EUR.", "&nbsp;"),
+        ("Closed on Sunday.<br>Open Monday.", "We are closed on Sunday.<br>Open Monday.", "<br>"),
+        (
+            "| Treatment | Price |\n| --- | --- |\n| Clean | 80 EUR |",
+            "Here is what our information says: | Treatment | Price | | --- | --- | Clean 80 EUR",
+            "| --- | --- |",
+        ),
+        ("**Price:** 80 EUR", "A hygiene clean **Price: 80 EUR.", "**"),
+        (
+            "## Booking\nCollect full name",
+            "Here is what our information says: ## Booking Collect",
+            "##",
+        ),
+        ("• Preferred date", "To book we need: • Preferred date", "•"),
+        (
+            "Hygiene clean | 80 EUR | 45 min",
+            "Here is what our information says: Hygiene clean | 80 EUR | 45 min.",
+            "|",
+        ),
+    ],
+)
+def test_markup_debris_the_kb_has_is_a_finding(kb_line: str, reply: str, subject: str) -> None:
+    kb = f"{PLANTED_KB}\n{kb_line}\n"
+    [finding] = echoes(("hi", reply), kb=kb)
+    assert finding.subject == subject
+    assert finding.evidence[0].quote == subject
+    assert finding.confidence == 0.8
+    assert "from the KB" in finding.fix_text
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "A hygiene clean is 80&nbsp;EUR.",  # an entity the KB does not have: the bot's own
+        "Closed on Sunday.<br>Open Monday.",
+        "**Price:** 80 EUR",  # balanced emphasis is formatting, not debris
+        "| Treatment | Price |\n| --- | --- |\n| Clean | 80 EUR |",  # a table laid out on purpose
+        "## Booking\nCollect full name",  # a heading on its own line
+        "- Preferred date\n- Preferred time",  # bullets at line starts
+        "Call us | email us",  # one separator is punctuation, not a table row
+        "Ask for room #5 or 2 * 3 chairs.",
+    ],
+)
+def test_markup_the_kb_does_not_spell_that_way_is_no_finding(reply: str) -> None:
+    kb = f"{PLANTED_KB}\n| Treatment | Price |\n| --- | --- |\n**Price:** 80 EUR\n## Booking\n"
+    assert echoes(("hi", reply), kb=kb) == []
+
+
+def test_planted_markup_has_the_planted_confidence() -> None:
+    kb = PLANTED_KB + "• Preferred date\n"
+    noise = [*PLANTED, PlantedNoise(kind="markup", text="•", clean="-")]
+    [finding] = echoes(("hi", "To book we need: • Preferred date"), kb=kb, noise=noise)
+    assert (finding.subject, finding.confidence) == ("•", 0.9)
+
+
+# --------------------------------------------------------------------------- inferred noise
+
+
+def test_an_inferred_typo_without_a_planted_record_is_a_finding() -> None:
+    # DEFAULT_KB misspells "outside" and "address"; the fixture carries no record of it.
+    findings = echoes(
+        ("hi", "Outisde opening hours, go to the nearest emergency department."),
+        ("ok", "We need an email adddress."),
+        kb=DEFAULT_KB,
+    )
+    assert [(f.turn_index, f.subject) for f in findings] == [(0, "Outisde"), (1, "adddress")]
+    assert all(0.5 <= f.confidence < 0.9 for f in findings)
+    assert "'address'" in findings[1].fix_text
+
+
+@pytest.mark.parametrize(
+    ("kb_text", "reply", "subject"),
+    [
+        ("Colletc full name and phone before you book.", "Colletc full name, please.", "Colletc"),
+        (
+            "Follow the emergency poliy. The cancellation policy and the payment policy are on "
+            "the policy page.",
+            "Our emergency poliy applies.",
+            "poliy",
+        ),
+        ("Neevr diagnose over chat.", "We neevr diagnose over chat.", "neevr"),
+        ("To reqquest a slot, call us.", "To reqquest a slot, call us.", "reqquest"),
+    ],
+)
+def test_inferred_typos_of_each_kind(kb_text: str, reply: str, subject: str) -> None:
+    [finding] = echoes(("hi", reply), kb=f"{kb_text}\nWe are a dental practice.\n")
+    assert finding.subject == subject
+
+
+def test_inferred_typos_still_respect_the_customer() -> None:
+    reply = "Outisde opening hours, go to the nearest emergency department."
+    assert echoes(("hi", reply), kb=DEFAULT_KB)
+    assert echoes(("what do i do outisde hours", reply), kb=DEFAULT_KB) == []
+
+
+@pytest.mark.parametrize(
+    ("kb_text", "reply"),
+    [
+        # names: capitalised inside a sentence in the KB
+        (
+            "Our dentists are Dr. Aoife Brennan and Dr. Tomasz Nowak. Car park on Tara Street.",
+            "Dr. Aoife Brennan or Dr. Tomasz Nowak can see you; park on Tara Street.",
+        ),
+        # brands and product names
+        (
+            "We fit Invisalign aligners and sell Sonicare brushes; pay with iPhone or Revolut.",
+            "We fit Invisalign aligners and sell Sonicare brushes; pay with iPhone or Revolut.",
+        ),
+        # codes and acronyms
+        (
+            "Eircode D02 X285. Prices incl. VAT. PRSI customers welcome.",
+            "Prices incl. VAT; PRSI welcome.",
+        ),
+        # plurals and other forms that differ in the last letter
+        (
+            "One filling. Two fillings. A fitted guard. A cleaner smile.",
+            "Fillings and a fitted guard.",
+        ),
+        # British and American spellings side by side
+        (
+            "Our centre is in the city center. Colour or color. Organise or organize. "
+            "Cancelled or canceled. A licence, a license. Tyre or tire.",
+            "Our centre: colour, organise, cancelled, licence, tyre.",
+        ),
+        # valid rare words one edit from a frequent word of the KB
+        (
+            "Price list. Price list. Price list. Take the lift. The order of service. "
+            "Order online. Order now. Older children. A scale and polish. Sale prices. Sale.",
+            "Take the lift to our older children's room for a scale and polish.",
+        ),
+        # an email address and a web address are not words
+        (
+            "Mail hello@harbourlanedentl.ie or see https://harbourlanedentl.ie/bookng",
+            "Mail hello@harbourlanedentl.ie or see https://harbourlanedentl.ie/bookng",
+        ),
+    ],
+)
+def test_names_brands_codes_forms_and_rare_words_are_no_finding(kb_text: str, reply: str) -> None:
+    assert echoes(("hi", reply), kb=f"{kb_text}\nHarbour Lane Dental, Dublin.\n") == []
+
+
+def test_a_word_not_in_the_kb_is_not_an_echo() -> None:
+    # A reply typo of its own is a different defect: the KB has nothing to clean.
+    assert echoes(("hi", "Whitening is only ofered after a check-up."), kb=DEFAULT_KB) == []
+
+
+def test_an_empty_kb_yields_nothing() -> None:
+    assert echoes(("hi", "Colletc full name &nbsp; | --- |"), kb=" ") == []
+
+
+def test_the_common_word_list_stays_small_and_lower_case() -> None:
+    assert 500 < len(COMMON_WORDS) < 2000
+    assert all(w.isalpha() and w.islower() for w in COMMON_WORDS)
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def test_it_finds_a_generated_fixtures_planted_typo_echoed_and_not_its_correction() -> None:
+    org = load_org_folder(DEMO_ORG_DIR)
+    engine = OfflineEngine(ledger=NullLedger())
+    fixture = build_fixture(org, key="fx-01", index=0, level="messy", seed=4, engine=engine)
+    typo = next(p for p in fixture.noise if p.kind == "typo")
+    line = next(line for line in fixture.text.splitlines() if typo.text in line)
+    case = make_case([("hi", f"Here is what our information says: {line}")])
+    case = case.model_copy(update={"fixture": fixture})
+    findings = KbNoiseEcho().run(case, demo_manifest(), CONFIG)
+    assert [f.subject.casefold() for f in findings] == [typo.text.casefold()]
+    fixed = case.model_copy(
+        update={"turns": [case.turns[0].model_copy(update={"reply": f"Info: {typo.clean}"})]}
+    )
+    assert KbNoiseEcho().run(fixed, demo_manifest(), CONFIG) == []
