@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from itertools import combinations_with_replacement
 
 FACT_KINDS = ("money", "time", "duration", "percent", "phone", "email", "url")
 
@@ -34,7 +35,9 @@ _MONEY = re.compile(
 _BARE_DECIMAL = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d])")
 _PERCENT = re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:%|per ?cent\b)", re.IGNORECASE)
 _DURATION = re.compile(
-    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(minutes?|mins?|hours?|hrs?)\b", re.IGNORECASE
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
+    r"wks?)\b",
+    re.IGNORECASE,
 )
 _TIME_12H = re.compile(r"(?<![\d.,:])(\d{1,2})(?:[:.](\d{2}))?\s?([ap])\.?m\b\.?", re.IGNORECASE)
 _TIME_24H = re.compile(r"(?<![\d.,:])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d]|[.,:]\d)")
@@ -131,6 +134,10 @@ def url_host(value: str) -> str:
     return value.split("/", 1)[0]
 
 
+# Duration units by first letter, in minutes ("m" minutes is the default).
+_MINUTES_PER = {"h": 60, "d": 60 * 24, "w": 60 * 24 * 7}
+
+
 def _mask(chars: list[str], start: int, end: int) -> None:
     for i in range(start, end):
         chars[i] = " "
@@ -178,7 +185,8 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
     for m in scan(_DURATION):
         amount = parse_amount(m.group(1))
         if amount is not None:
-            minutes = amount * 60 if m.group(2).casefold().startswith(("h", "hr")) else amount
+            unit = m.group(2).casefold()
+            minutes = amount * _MINUTES_PER.get(unit[0], 1)
             facts.append(Fact("duration", money_text(minutes), m.start(), m.end()))
     for m in scan(_TIME_12H):
         hour, minute = int(m.group(1)), int(m.group(2) or 0)
@@ -312,8 +320,94 @@ class SupportIndex:
             return url_host(fact.value) in known
         return fact.value in known
 
+    def derives(
+        self,
+        fact: Fact,
+        counts: Iterable[int],
+        shifts: Iterable[str] = (),
+        stated: Iterable[str] = (),
+    ) -> bool:
+        """Whether `fact` is arithmetic on supported values, as a careful reader accepts: a price
+        times a count stated in the conversation ("CHF 112 x 4 days = CHF 448"), a sum of up to
+        three supported prices the conversation states (`stated`: "£42 + £4 + £6 = £52"), a
+        supported percentage of a supported price ("50% off £33 = £16.50"), or a supported time
+        moved by a supported duration that
+        the same reply states (`shifts`: "check-in closes 45 min before" the 22:45 sailing ->
+        "be there by 22:00")."""
+        if fact.kind == "money":
+            amount, _, currency = fact.value.rpartition(" ")
+            support = self.values.get("money", set())
+            known = sorted(
+                {_decimal(v.rpartition(" ")[0]) for v in support if v.endswith(f" {currency}")}
+            )[:60]
+            addends = sorted(
+                {
+                    _decimal(v.rpartition(" ")[0])
+                    for v in stated
+                    if v in support and v.endswith(f" {currency}")
+                }
+            )[:30]
+            return _arithmetic(
+                _decimal(amount), known, addends, counts, self.values.get("percent", ())
+            )
+        if fact.kind == "time":
+            supported = self.values.get("duration", set())
+            minutes = {int(_decimal(v)) for v in shifts if v in supported}
+            for known in self.values.get("time", ()):
+                hour, minute = (int(x) for x in known.split(":"))
+                base = hour * 60 + minute
+                for shift in minutes:
+                    for moved in (base - shift, base + shift):
+                        if _time_value(moved // 60 % 24, moved % 60) in time_variants(fact):
+                            return True
+        return False
+
     def copy(self) -> SupportIndex:
         return SupportIndex(self.default_currency, {k: set(v) for k, v in self.values.items()})
+
+
+def _decimal(text: str) -> Decimal:
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return Decimal(-1)
+
+
+def _arithmetic(
+    target: Decimal,
+    known: list[Decimal],
+    addends: list[Decimal],
+    counts: Iterable[int],
+    percents: Iterable[str],
+) -> bool:
+    if target <= 0 or not known:
+        return False
+    cent = Decimal("0.01")
+    if any(k * n == target for k in known for n in counts):
+        return True
+    for size in (2, 3):
+        if any(sum(t) == target for t in combinations_with_replacement(addends, size)):
+            return True
+    for raw in percents:
+        rate = _decimal(raw) / 100
+        if 0 < rate < 1 and any(
+            (k * rate).quantize(cent) == target or (k * (1 - rate)).quantize(cent) == target
+            for k in known
+        ):
+            return True
+    return False
+
+
+def conversation_counts(text: str) -> set[int]:
+    """Whole numbers 2-100 written in text (digits or words) outside any fact (a price, time or
+    phone number is not a count): the multipliers a total may use ("4 days", "two tickets")."""
+    chars = list(text)
+    for fact in extract_facts(text):
+        _mask(chars, fact.start, fact.end)
+    text = "".join(chars)
+    found = {int(w) for w in re.findall(r"(?<![\d.,])\d{1,3}(?![\d.,]\d)", text)}
+    found |= {_HOUR_WORDS[w] for w in re.findall(r"[a-z]+", text.casefold()) if w in _HOUR_WORDS}
+    return {n for n in found if 2 <= n <= 100}
 
 
 def canonical_subject(subject: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
-from judge.facts import Fact, SupportIndex, extract_facts, money_text
+from judge.facts import Fact, SupportIndex, conversation_counts, extract_facts, money_text
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import quote_around, sentence_at, split_sentences
 
@@ -55,14 +55,24 @@ def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple
     """(turn index, reply, fact) for every fact no source supports; one per fact per turn."""
     index = support_index(case, manifest)
     found: list[tuple[int, str, Fact]] = []
+    said = ""
     for turn in case.turns:
         # What the customer said so far (this turn's message included) is fair to repeat back.
         index.add_text(turn.customer)
+        said += "\n" + turn.customer
+        counts = conversation_counts(f"{said}\n{turn.reply}")
+        facts = extract_facts(turn.reply, default_currency=manifest.currency)
+        shifts = [f.value for f in facts if f.kind == "duration"]
+        stated = [f.value for f in extract_facts(f"{said}\n{turn.reply}") if f.kind == "money"]
         seen: set[str] = set()
-        for fact in extract_facts(turn.reply, default_currency=manifest.currency):
-            if fact.key not in seen and not index.supports(fact):
-                seen.add(fact.key)
-                found.append((turn.index, turn.reply, fact))
+        for fact in facts:
+            if fact.key in seen or index.supports(fact):
+                continue
+            if index.derives(fact, counts, shifts, stated):
+                index.add(fact)  # a total worked out once may be repeated
+                continue
+            seen.add(fact.key)
+            found.append((turn.index, turn.reply, fact))
     return found
 
 

@@ -116,3 +116,35 @@ def test_it_reads_a_12_hour_kb_time_as_either_half_of_the_day():
         fixture_text=NOISY_KB + "late opening wed till 5.30\n",
     )
     assert findings == []
+
+
+def test_it_accepts_arithmetic_on_supported_values_but_not_a_near_miss():
+    # NOISY_KB: clean 80€, check-up EUR 65, filling €120, whitening 350; Sat 09:00 to 13:00.
+    _, findings = _run(
+        (
+            "Two cleans and a check-up for the three of us?",
+            "Two cleans are 2 x 80 EUR = 160 EUR; with the check-up (65 EUR) that is 225 EUR.",
+        ),
+        ("And the filling at 10% off?", "10% off the 120 EUR filling makes it 108 EUR."),
+        (
+            "When should I arrive on Saturday?",
+            "We close at 13:00 and a clean takes 45 minutes, so come by 12:15 at the latest.",
+        ),
+    )
+    assert findings == []
+    _, findings = _run(
+        ("Two cleans?", "Two cleans are 170 EUR."), ("And Saturday?", "Come by 12:20.")
+    )
+    assert sorted(f.subject for f in findings) == ["money:170 EUR", "time:12:20"]
+
+
+def test_it_reads_pence_kr_chf_and_weeks():
+    _, findings = _run(
+        ("Unit rate?", "It is 24.5p per kWh, or 120 kr, or CHF 15 - healing takes 4 weeks.")
+    )
+    assert sorted(f.subject for f in findings) == [
+        "duration:40320",
+        "money:120 KR",
+        "money:15 CHF",
+        "money:24.50 GBX",
+    ]
