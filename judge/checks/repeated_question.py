@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from generator.schemas import Manifest
@@ -16,10 +17,39 @@ _FILLER = frozenset(
     words(
         "a an the please could can you your would kindly may i me us my our just also and or to "
         "of for is are do does let know what what's which tell give share provide sorry again it "
-        "that this so great thanks thank ok okay now then"
+        "that this so great thanks thank ok okay now then how be will with like get take have "
+        "there please lovely perfect no problem sure right at still moment currently confirm ask "
+        "whether if"
     )
 )
 _SIMILAR = 0.8
+# A reworded re-ask of the same detail: "could I get a contact number" / "can I take a contact
+# number for the booking", "how many passengers" / "how many people". The detail a question asks
+# for, by the words that name it (synonyms folded).
+_SLOTS = {
+    **dict.fromkeys(words("name surname"), "name"),
+    **dict.fromkeys(words("phone mobile number contact"), "phone"),
+    **dict.fromkeys(words("email e-mail"), "email"),
+    **dict.fromkeys(words("date day when"), "date"),
+    **dict.fromkeys(words("time"), "time"),
+    **dict.fromkeys(
+        words("people passenger guest adult person traveller player many party size"), "people"
+    ),
+    **dict.fromkeys(words("address postcode"), "address"),
+    **dict.fromkeys(words("service treatment appointment"), "service"),
+    **dict.fromkeys(words("level course class"), "level"),
+    **dict.fromkeys(words("card"), "card"),
+    **dict.fromkeys(words("account reference policy"), "account"),
+    **dict.fromkeys(words("reason problem issue"), "reason"),
+}
+_REWORDED = 0.3
+# A bot question without a question mark (voice transcripts): an interrogative or an auxiliary
+# before its subject at the start of a clause.
+_ASKING = re.compile(
+    r"^(?:[\w']+[ ,]+){0,4}?(?:what|which|when|where|who|how (?:many|much|long|old)|"
+    r"(?:could|can|may|would|will|do|did|are|have) (?:i|you|we)|is (?:it|that|there))\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -27,6 +57,10 @@ class _Asked:
     tokens: frozenset[str]
     occurrences: list[tuple[int, str]] = field(default_factory=list)
     exact: bool = True
+
+    @property
+    def slots(self) -> frozenset[str]:
+        return frozenset(_SLOTS[t] for t in self.tokens if t in _SLOTS)
 
 
 def _stem(word: str) -> str:
@@ -42,26 +76,48 @@ def _similarity(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
+def _reworded(tokens: frozenset[str], earlier: _Asked, answers: frozenset[str]) -> bool:
+    """Asks for the same detail in other words: the same slots, some shared words, and nothing
+    taken from the customer's answers since (that would be a narrower follow-up: "Which date
+    in March?")."""
+    slots = frozenset(_SLOTS[t] for t in tokens if t in _SLOTS)
+    return bool(
+        slots
+        and slots == earlier.slots
+        and _similarity(tokens, earlier.tokens) >= _REWORDED
+        and not (tokens - earlier.tokens) & answers
+    )
+
+
 class RepeatedQuestion(Check):
     """Guarantees: a question asked in one turn and asked again (same content words after
     dropping politeness and question words and a plural 's', Jaccard >= 0.8) in a later turn
     yields one finding per question: minor when asked twice, major when asked three or more
     times; evidence quotes every occurrence. A combined question ("Which service would you
     like, and could you tell me your name?") is split into its clauses first, so a question
-    repeated inside a longer one counts."""
+    repeated inside a longer one counts; a question without a '?' (a voice transcript) or a
+    request ("Please enter your name.") counts too. A reworded re-ask of the same detail (a
+    shared slot such as the party size or contact number, Jaccard >= 0.3) counts unless it
+    takes a word from the customer's answers since (a narrower follow-up)."""
 
     check_id = "repeated_question"
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         asked: list[_Asked] = []
+        said: dict[int, frozenset[str]] = {}  # turn -> the customer's words up to that turn
+        customer: frozenset[str] = frozenset()
         for turn in case.turns:
+            customer |= _tokens(turn.customer)
+            said[turn.index] = customer
             matched_this_turn: set[int] = set()
+            questions = question_sentences(turn.reply)
             asks = [
-                s
+                c
                 for s in split_sentences(turn.reply)
-                if s in question_sentences(turn.reply) or ASKS.match(s.text)
+                for c in clauses(s)
+                if s in questions or ASKS.match(c.text) or _ASKING.match(c.text)
             ]
-            for clause in (c.text for s in asks for c in clauses(s)):
+            for clause in (c.text for c in asks):
                 tokens = _tokens(clause)
                 if not tokens:
                     continue  # "Sorry?" carries nothing to compare
@@ -69,7 +125,16 @@ class RepeatedQuestion(Check):
                     if i in matched_this_turn or earlier.occurrences[-1][0] == turn.index:
                         continue
                     score = _similarity(tokens, earlier.tokens)
-                    if score >= _SIMILAR:
+                    # What the customer said after the earlier question was asked.
+                    answers = customer - said[earlier.occurrences[-1][0]]
+                    contained = (tokens <= earlier.tokens or earlier.tokens <= tokens) and min(
+                        len(tokens), len(earlier.tokens)
+                    ) >= 2
+                    if (
+                        score >= _SIMILAR
+                        or (contained and score >= 0.6)
+                        or _reworded(tokens, earlier, answers)
+                    ):
                         earlier.occurrences.append((turn.index, clause))
                         earlier.exact = earlier.exact and score == 1.0
                         matched_this_turn.add(i)

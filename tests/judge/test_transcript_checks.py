@@ -236,3 +236,26 @@ def test_the_same_defect_in_later_turns_is_one_finding_with_every_occurrence():
     findings = [f for f in judge_dialogue(dialogue).findings if f.rule == "unsupported_facts"]
     assert len(findings) == 1
     assert [e["turn"] for e in findings[0].evidence if e["source"] == "reply"] == [1, 3]
+
+
+def test_a_reworded_re_ask_without_a_question_mark_is_a_repeat():
+    dialogue = _dialogue(
+        "hi i want to book a crossing for next friday",
+        "no problem how many passengers will be travelling",
+        "um two adults and we're taking the car",
+        "okay two adults with a car and what time would you like to sail",
+        "the nine o'clock one please",
+        "lovely and how many people will be travelling with you",
+    )
+    [finding] = _run("repeated_question", dialogue)
+    assert [e.turn for e in finding.evidence] == [0, 2]
+
+
+def test_a_narrower_follow_up_on_the_answer_is_not_a_repeat():
+    dialogue = _dialogue(
+        "I'd like a check-up",
+        "Which date would suit you?",
+        "sometime in March",
+        "Which date in March would suit you?",
+    )
+    assert _run("repeated_question", dialogue) == []
