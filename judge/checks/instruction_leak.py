@@ -53,6 +53,7 @@ _CONFIG = re.compile(
     r"(?:assistant|agent|bot|chatbot|receptionist|concierge)\b|your (?:role|task|job|goal) is|"
     r"(?:my|the) (?:system prompt|instructions (?:say|tell|are)|guidelines say)|"
     r"as an ai (?:assistant|language model)|you must (?:always|never)|"
+    r"\bas [A-Z][\w-]+, (?:the|your) (?:\w+ ){0,2}(?:assistant|agent|bot)\b|"
     r"(?:temperature|max_tokens|top_p)\s*[:=])",
     re.IGNORECASE,
 )
@@ -60,10 +61,10 @@ _CONFIG = re.compile(
 # "I should upsell the 10-pack", "my instructions are to ...".
 _SELF_BRIEF = re.compile(
     r"\b(?:i'm|i am|im|i've been|i have been|i was|we're|we are)\s+(?:required|instructed|told|"
-    r"programmed|configured|supposed|meant|trained)\s+to\b|\b(?:i|we)\s+(?:should|must|have to|"
+    r"programmed|configured|supposed|meant|trained)\s+(?:not\s+)?to\b|\b(?:i|we)\s+(?:should|must|have to|"
     r"need to)\s+(?:always\s+|never\s+|also\s+)?(?:upsell|cross-sell|push|promote|steer|"
-    r"highlight|pitch)\b|\bmy (?:instructions|guidelines|system prompt|prompt|brief|script|"
-    r"programming)\b(?! (?:don't|do not) (?:let|allow))",
+    r"highlight|pitch)\b|\b(?:my (?:instructions|guidelines|system prompt|prompt|brief|script|"
+    r"programming)|(?:my|our) internal (?:guidance|guidelines|rules|policy|notes?|instructions))\b(?! (?:don't|do not) (?:let|allow))",
     re.IGNORECASE,
 )
 # Refusing to reveal them is the opposite of a leak: "I can't share my instructions".

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.dialogue_acts import questions
-from judge.facts import extract_facts, phone_digits
+from judge.facts import extract_facts, loose_hours, phone_digits
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import sentence_at, split_sentences, words
 
@@ -59,7 +59,9 @@ _CLAUSE = re.compile(r"[;,:]\s+|\s+(?:but|and|although|while|whereas)\s+", re.IG
 _RESTATES = re.compile(
     r"\b(?:book|booked|booking|reserv|schedul|confirm|appointment|see you|you said|you mentioned|"
     r"you asked|your (?:visit|slot|appointment|booking|reservation|request|table|session|class)|"
-    r"pencil|noted|note|put you down|passed on|request|for you on|lined up|set for|all set)",
+    r"pencil|noted|note|put you down|passed on|request|for you on|lined up|set for|all set|"
+    r"so that's|that's a|to confirm|just to confirm|summary|submitted|logged|registered|"
+    r"updated|changed|moved)",
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(
@@ -148,9 +150,8 @@ _NUMBER_WORDS = {
 _COUNT = r"(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
 # How many people: "5 adults", "group of 5", "table for four", "10 ppl".
 _PARTY = re.compile(
-    rf"\b{_COUNT}\s+(?:people|persons?|adults?|players?|guests?|kids?|children|of us|pax|ppl|"
-    rf"participants?|attendees?|diners?|riders?|students?)\b|\b(?:group|party|team|table) (?:of|for) "
-    rf"{_COUNT}\b",
+    rf"\b{_COUNT}\s+(?:people|persons?|players?|guests?|of us|pax|ppl|participants?|attendees?|"
+    rf"diners?|riders?)\b|\b(?:group|party|team|table) (?:of|for) {_COUNT}\b",
     re.IGNORECASE,
 )
 # Someone the customer names besides themselves: "my daughter Isla", "our dog Biscuit".
@@ -163,18 +164,45 @@ _RELATIVE = re.compile(
 _NAMED = re.compile(
     r"\b(?:for|under|with|named|called)\s+([A-Z][a-z\-]+)(?:'s)?\b|\b([A-Z][a-z\-]+)'s\b"
 )
+# Part of the party: "2 adults", "our two kids" (others may come too: "me, my wife and our two
+# kids" is four).
+_SUBGROUP = re.compile(
+    rf"\b{_COUNT}\s+(?:adults?|kids?|children|child|teens?|students?|seniors?)\b", re.IGNORECASE
+)
+
+
+def _number(raw: str) -> int:
+    return _NUMBER_WORDS.get(raw.casefold()) or int(raw)
 
 
 def _counts(text: str) -> dict[str, str]:
-    """Party sizes stated in text (value -> verbatim), plus their total when several."""
-    found: dict[str, str] = {}
-    for m in _PARTY.finditer(text):
-        raw = (m.group(1) or m.group(2)).casefold()
-        value = _NUMBER_WORDS.get(raw)
-        found[str(value if value is not None else int(raw))] = m.group(0)
-    if len(found) > 1:
-        found[str(sum(int(v) for v in found))] = "the total"
-    return found
+    """The party size stated in text (value -> verbatim): a whole-party count ("6 people",
+    "table for four"), else the sum of its parts ("2 adults and 2 kids" -> 4) marked "+" as a
+    lower bound."""
+    found = {str(_number(m.group(1) or m.group(2))): m.group(0) for m in _PARTY.finditer(text)}
+    if found:
+        return found
+    parts = [(_number(m.group(1)), m.group(0)) for m in _SUBGROUP.finditer(text)]
+    if parts:
+        return {f"{sum(n for n, _ in parts)}+": parts[0][1]}
+    return {}
+
+
+def _party_conflict(held: str, stated: dict[str, str]) -> str | None:
+    """The stated count that contradicts the held one: another whole-party size, or fewer
+    people than the parts the customer named."""
+    for value, quote in stated.items():
+        count = int(value.rstrip("+"))
+        if held.endswith("+"):
+            if count < int(held[:-1]):
+                return quote
+        elif not value.endswith("+") and value != held:
+            return quote
+    return None
+
+
+# Reference codes the customer gives: "VM-20931", "BE-7720145", "MM-55120-K".
+_CODE = re.compile(r"\b[A-Z]{1,4}[-/]?\d{3,}(?:[-/][A-Z0-9]+)?\b")
 
 
 @dataclass
@@ -228,6 +256,11 @@ def _kept(found: dict[str, str], text: str) -> dict[str, str]:
     return kept
 
 
+def _code_shape(code: str) -> str:
+    """Letters kept, digits as '9': codes of one shape are the same kind of reference."""
+    return re.sub(r"\d", "9", code)
+
+
 def _customer_slots(text: str, turn: int, said: _Said, items: dict[str, frozenset[str]]) -> None:
     for m in _NAME.finditer(text):
         first = m.group(1).split()[0]
@@ -237,9 +270,12 @@ def _customer_slots(text: str, turn: int, said: _Said, items: dict[str, frozense
                 said.put("surname", m.group(1).split()[-1].casefold(), m.group(1), turn)
     for m in _RELATIVE.finditer(text):
         said.put("other_name", m.group(1).casefold(), m.group(1), turn)
+    for m in _CODE.finditer(text):
+        said.put(f"code:{_code_shape(m.group(0))}", m.group(0), m.group(0), turn)
     party = _counts(text)
     if party:
-        said.put("party", "|".join(party), next(iter(party.values())), turn)
+        [(size, quote)] = list(party.items())[:1]
+        said.put("party", size, quote, turn)
     intro = _NAME_INTRO.match(text)
     if intro:
         said.put("name", intro.group(1).split()[0].casefold(), intro.group(1), turn)
@@ -300,8 +336,13 @@ def _conflicts(
         value, _, _ = said.values[fact.kind]
         sentence = sentence_at(sentences, fact.start)
         text = sentence.text if sentence else reply
-        if fact.kind == "time" and not _RESTATES.search(text):
-            continue
+        if fact.kind == "time":
+            clause = next(
+                (c for c in _CLAUSE.split(text) if reply[fact.start : fact.end] in c), text
+            )
+            # "9-10am" then "the 10-11 slot": a loosely named hour the customer said counts.
+            if not _RESTATES.search(clause) or fact.value in loose_hours(customer):
+                continue
         if fact.kind == "phone":
             # The same number in another format, or a business number from the KB.
             digits = phone_digits(fact.value)
@@ -325,10 +366,14 @@ def _conflicts(
             other = [quote for value, quote in found.items() if value not in held[0].split("|")]
             if other:
                 out.append((slot, other[0], sentence.text))
+        for m in _CODE.finditer(sentence.text):
+            held_code = said.values.get(f"code:{_code_shape(m.group(0))}")
+            if held_code and held_code[0] != m.group(0) and m.group(0) not in kb:
+                out.append((f"code:{_code_shape(m.group(0))}", m.group(0), sentence.text))
         held_party = said.values.get("party")
-        stated = _counts(sentence.text)
-        if held_party and stated and not set(stated) & set(held_party[0].split("|")):
-            out.append(("party", next(iter(stated.values())), sentence.text))
+        wrong = _party_conflict(held_party[0], _counts(sentence.text)) if held_party else None
+        if wrong:
+            out.append(("party", wrong, sentence.text))
         held_other = said.values.get("other_name")
         if held_other:
             for m in _NAMED.finditer(sentence.text):
