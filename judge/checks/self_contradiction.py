@@ -41,7 +41,8 @@ from judge.claims import (
     the_question,
 )
 from judge.contradiction import Clause, Pair, assess
-from judge.facts import money_text
+from judge.dialogue_acts import content_words
+from judge.facts import extract_facts, money_text
 from judge.groundedness import stem as word_stem
 from judge.groundedness import tokens
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Severity, Turn
@@ -336,7 +337,10 @@ class SelfContradiction(Check):
     reply, reverses it (a negation, the opposite stance, an antonym) and scores at least
     LEXICAL_THRESHOLD (`judge.contradiction`), neither being a question, a condition or
     restriction, or a look-up, nor naming different cases (weekdays, age groups ...), one major
-    finding quotes both sentences; its subject is the reversing clause, verbatim."""
+    finding quotes both sentences; its subject is the reversing clause, verbatim. Figure path,
+    for a turn no other path reported: a piece of the reply giving an amount (or "free") for
+    something every earlier mention of which (its words a subset of the other's, same currency)
+    had another amount, one major finding quoting both pieces."""
 
     check_id = "self_contradiction"
 
@@ -366,10 +370,41 @@ class SelfContradiction(Check):
         flagged = {f.turn_index for f in findings}
         for number, turn in enumerate(case.turns):
             if number and turn.index not in flagged and not ACKNOWLEDGMENT.search(turn.reply):
-                found = self._lexical(case, case.turns[:number], turn)
+                found = self._lexical(case, case.turns[:number], turn) or self._figure(
+                    case, case.turns[:number], turn
+                )
                 if found:
                     findings.append(found)
         return findings
+
+    def _figure(self, case: CaseTranscript, before: list[Turn], turn: Turn) -> Finding | None:
+        """Path (d): a reply giving another amount for what an earlier reply priced."""
+        pair = _figure_reversal(before, turn)
+        if pair is None:
+            return None
+        earlier, later = pair
+        return self.finding(
+            case,
+            severity="major",
+            turn_index=turn.index,
+            subject=later.text[:200],
+            evidence=[
+                Evidence(source="reply", quote=earlier.text, turn=earlier.turn),
+                Evidence(source="reply", quote=later.text, turn=later.turn),
+            ],
+            rationale=(
+                f"The reply in turn {earlier.turn} says '{earlier.text}'; the reply in turn "
+                f"{later.turn} says '{later.text}', a different amount, without acknowledging "
+                "the change."
+            ),
+            fix_target="prompt",
+            fix_text=(
+                "Instruct the responder to stay consistent with the prices it already gave (give "
+                "it the full conversation) and to say so explicitly when it corrects one."
+            ),
+            effort="S",
+            confidence=0.7,
+        )
 
     def _lexical(self, case: CaseTranscript, before: list[Turn], turn: Turn) -> Finding | None:
         """Path (c): the sentence of `turn`'s reply that most surely reverses a statement of
@@ -466,6 +501,77 @@ class SelfContradiction(Check):
             effort="S",
             confidence=_CONFIDENCE.get(later.kind, 0.75),
         )
+
+
+# Path (d): a figure restated differently. "The flat fee is $15" ... "the flat fee would be $25".
+_FREE = re.compile(
+    r"\b(?:free|no (?:additional |extra )?(?:charge|cost|fee)|at no (?:additional |extra )?"
+    r"(?:charge|cost)|complimentary)\b",
+    re.IGNORECASE,
+)
+_PIECE = re.compile(
+    r"[,;()](?=\s)\s*|[;()]|\s+[-–—]\s+|\s+(?:and|but|so|while|whereas)\s+", re.IGNORECASE
+)
+_UNITS = frozenset(
+    content_words(
+        "per each person people day days night nights month months hour hours week weeks year "
+        "minute minutes cost costs price priced charge charged come comes usual usually just only "
+        "about around approximately currently normally eur euro euros usd dollar dollars gbp pound "
+        "pounds chf franc francs kr sek nok dkk pence cents incl including vat tax"
+    )
+)
+
+
+@dataclass(frozen=True)
+class _Figure:
+    turn: int
+    text: str
+    value: str
+    subject: frozenset[str]
+
+
+def _figures(turn: Turn) -> list[_Figure]:
+    """Each piece of a reply (split at commas, dashes and conjunctions) that gives one amount,
+    or says something is free, with the words naming what it is the price of."""
+    found: list[_Figure] = []
+    for sentence in split_sentences(turn.reply):
+        if "?" in sentence.text or _CONDITIONAL.search(sentence.text):
+            continue
+        for piece in _PIECE.split(sentence.text):
+            money = [f for f in extract_facts(piece) if f.kind == "money"]
+            if len(money) == 1:
+                value = money[0].value
+            elif not money and _FREE.search(piece):
+                value = "0"
+            else:
+                continue
+            subject = (
+                content_words(piece) - _UNITS - {w for w in content_words(piece) if w[0].isdigit()}
+            )
+            if subject and piece.strip():
+                found.append(_Figure(turn.index, piece.strip(), value, subject))
+    return found
+
+
+def _same_currency(a: str, b: str) -> bool:
+    return a == "0" or b == "0" or a.rpartition(" ")[2] == b.rpartition(" ")[2]
+
+
+def _figure_reversal(before: list[Turn], turn: Turn) -> tuple[_Figure, _Figure] | None:
+    """An amount the reply gives for something an earlier reply priced differently: the later
+    subject's words all in the earlier one's (or the other way round), every earlier figure for
+    it different, the currency the same."""
+    earlier = [f for t in before for f in _figures(t)]
+    for later in _figures(turn):
+        related = [
+            e
+            for e in earlier
+            if (later.subject <= e.subject or e.subject <= later.subject)
+            and _same_currency(e.value, later.value)
+        ]
+        if related and all(e.value != later.value for e in related):
+            return related[-1], later
+    return None
 
 
 def _comparable(clause: Clause) -> bool:

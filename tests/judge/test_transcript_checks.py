@@ -259,3 +259,32 @@ def test_a_narrower_follow_up_on_the_answer_is_not_a_repeat():
         "Which date in March would suit you?",
     )
     assert _run("repeated_question", dialogue) == []
+
+
+def test_a_price_restated_differently_later_is_a_self_contradiction():
+    dialogue = _dialogue(
+        "what does a transfer to Canada cost?",
+        "International transfers incur a flat fee of $15, and an exchange margin may apply.",
+        "ok, and for $2,000?",
+        "For a transfer of $2,000 to Canada, the flat fee would be $25.",
+    )
+    [finding] = _run("self_contradiction", dialogue)
+    assert finding.turn_index == 1 and finding.subject == "the flat fee would be $25."
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Yes, the flat fee is $15 whatever the amount.",  # the same figure
+        "Sorry, I was wrong earlier: the flat fee is $25.",  # an acknowledged correction
+        "Express delivery is $25.",  # another thing
+    ],
+)
+def test_the_same_figure_a_correction_or_another_item_is_not(later):
+    dialogue = _dialogue(
+        "what does a transfer cost?",
+        "International transfers incur a flat fee of $15.",
+        "and then?",
+        later,
+    )
+    assert _run("self_contradiction", dialogue) == []
