@@ -38,6 +38,17 @@ similar sizes (WoW: -0.95, 2.83, -1.16, -1.13, 1.05, 0.93, intercept -1.01; CMU-
 | WoW | 430 (250) | 0.932 | 0.970 | 0.969 | 0.966 | 0.913 (0.96, 0.88) |
 | CMU-DoG | 337 (278) | 0.954 | 0.980 | 0.978 | 0.976 | 0.925 (0.98, 0.94) |
 
+Only what a response asserts is scored (`asserted`): epistemic hedges and disclaimers that
+state nothing about the world ("I'm not sure, but ...", "I don't have personal experiences,
+but ...", "Did you know that ...", "As far as I know, ...") are cut from the front of a
+sentence, and a question back with at most MAX_QUESTION_NOVEL words the knowledge lacks ("Have
+you ever been there?") is left out; a response of nothing else is scored whole. Faithful
+dialogue systems hedge and ask back (FaithDial-style data), and those words are not evidence of
+invention: on BEGIN WoW grounded responses given such a hedge, disclaimer or question, the share
+scored ungrounded falls from 0.68 / 1.00 / 0.82 to 0.03 each, while the same responses with an
+invented personal experience or opinion stay at 1.00. With it the shipped model scores WoW
+0.967 and CMU-DoG 0.977 (AUROC).
+
 (AUROC columns; "fit on other file" = coefficients fitted on the other dev file alone; the
 balanced accuracy, precision and recall are at UNGROUNDED_THRESHOLD with the shipped model.)
 
@@ -234,6 +245,45 @@ class Knowledge:
         ]
 
 
+# Openings that assert nothing about the world: hedges, disclaimers, "did you know".
+_HEDGE = re.compile(
+    r"^(?:(?:well|so|oh|hmm|yes|yeah|no|sure|honestly|actually)[,!]?\s+)*"
+    r"(?:i'?m not (?:sure|certain)(?: about [^,]+)?|i don'?t (?:really )?know"
+    r"(?: (?:much|a lot|too much))?(?: about [^,]+)?|i'?m not (?:familiar|an expert)"
+    r"(?: with [^,]+)?|i don'?t have (?:any )?(?:personal )?(?:experiences?|opinions?|feelings)"
+    r"(?: with [^,]+)?|as (?:an ai|a bot|a chatbot)[^,]*|as far as i know|from what i "
+    r"(?:know|read|understand|have read)|did you know(?: that)?|i (?:have )?(?:heard|read)"
+    r"(?: that)?)\s*[,:]?\s*(?:but\s+|though\s+|however,?\s+)?",
+    re.IGNORECASE,
+)
+MAX_QUESTION_NOVEL = 3
+
+
+def asserted(response: str, knowledge: Knowledge) -> str:
+    """`response` without what asserts nothing: a hedge or disclaimer opening a sentence, and
+    questions back with at most MAX_QUESTION_NOVEL words the knowledge lacks; the whole
+    response when nothing else is left."""
+    kept: list[str] = []
+    for part in sentences(response):
+        claim = _HEDGE.sub("", part).strip()
+        if not claim:
+            continue
+        if claim != part.strip():
+            claim = claim.rstrip("?")  # "Did you know that X?" asserts X
+        elif claim.endswith("?"):
+            novel = [
+                w
+                for w in tokens(claim)
+                if w not in FUNCTION_WORDS
+                and w not in FIRST_PERSON
+                and stem(w) not in knowledge.stems
+            ]
+            if len(novel) <= MAX_QUESTION_NOVEL:
+                continue
+        kept.append(claim)
+    return " ".join(kept) if kept else response
+
+
 def features(
     knowledge: str | Knowledge,
     response: str,
@@ -244,6 +294,7 @@ def features(
     """The six features of `response` against `knowledge` (history echoes count half; words
     of `ignore` are dropped from the response first)."""
     know = knowledge if isinstance(knowledge, Knowledge) else Knowledge(knowledge)
+    response = asserted(response, know)
     ignored = frozenset(stem(w) for text in ignore for w in tokens(text))
     sequence = [w for w in tokens(response) if stem(w) not in ignored]
     raw = [w for w in sequence if w not in FUNCTION_WORDS]

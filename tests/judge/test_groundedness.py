@@ -349,3 +349,28 @@ def test_each_labelled_example_holds(path: Path):
     findings = Groundedness().run(case, demo_manifest(), make_config())
     assert bool(findings) is example["expectedResult"], [f.evidence[0].quote for f in findings]
     assert all(quote_is_in_source(case, e) for f in findings for e in f.evidence)
+
+
+def test_hedges_disclaimers_and_questions_back_are_not_evidence_of_invention():
+    from judge.groundedness import UNGROUNDED_THRESHOLD, support_score
+
+    knowledge = (
+        "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was designed by Gustave "
+        "Eiffel's company and completed in 1889 for the World's Fair."
+    )
+    claim = "it was completed in 1889 for the World's Fair"
+    faithful = [
+        f"I'm not sure, but {claim}.",
+        f"I don't have personal experiences, but {claim}.",
+        f"Did you know that {claim}?",
+        f"{claim[0].upper()}{claim[1:]}. Have you ever been there?",
+    ]
+    for response in faithful:
+        assert support_score(knowledge, response) >= UNGROUNDED_THRESHOLD, response
+    invented = [
+        f"I love it, I go there every summer with my family. {claim[0].upper()}{claim[1:]}.",
+        "I'm not sure, but it was painted gold in 1999 for the Olympics.",
+        "Have you ever seen its famous underground casino that opened in 1950?",
+    ]
+    for response in invented:
+        assert support_score(knowledge, response) < UNGROUNDED_THRESHOLD, response
