@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from judge.facts import canonical_subject
 from judge.rules import rule_for
 from judge.schemas import SEVERITY_ORDER, Effort, Finding, FixTarget, TopAction
 
@@ -64,7 +65,7 @@ def family(finding: Finding) -> str:
     if finding.rule_id not in _BY_SUBJECT:
         return ""
     if finding.rule_id == "unsupported_facts":
-        return finding.subject.partition(":")[0]
+        return canonical_subject(finding.subject).partition(":")[0]
     return finding.subject
 
 

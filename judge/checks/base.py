@@ -48,8 +48,11 @@ class Check:
         fix_text: str,
         effort: Effort,
         confidence: float,
+        key: str | None = None,
     ) -> Finding:
-        """A finding of this check, with detector name and fingerprint filled in."""
+        """A finding of this check, with detector name and fingerprint filled in. The
+        fingerprint hashes `key` when given (a canonical form of a verbatim `subject`: "€45"
+        -> "money:45 EUR"), else the subject."""
         return Finding(
             rule_id=self.check_id,
             severity=severity,
@@ -63,5 +66,5 @@ class Check:
             effort=effort,
             confidence=confidence,
             detector=self.detector,
-            fingerprint=fingerprint(self.check_id, subject),
+            fingerprint=fingerprint(self.check_id, key or subject),
         )

@@ -100,7 +100,8 @@ class UnsupportedFacts(Check):
                     case,
                     severity="critical",
                     turn_index=turn_index,
-                    subject=fact.key,
+                    subject=claimed,  # verbatim ("€45"); the fingerprint uses the key
+                    key=fact.key,
                     evidence=[Evidence(source="reply", quote=quote, turn=turn_index)],
                     rationale=(
                         f"The reply states {_LABELS[fact.kind]} '{claimed}', which appears "

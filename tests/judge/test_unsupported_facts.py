@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from judge.checks.unsupported_facts import UnsupportedFacts
+from judge.gate import fingerprint
 from tests.judge.factories import (
     NOISY_KB,
     demo_manifest,
@@ -21,9 +22,7 @@ def test_it_flags_an_invented_price_with_the_reply_sentence_as_evidence():
     case, findings = _run(
         ("How much is a cleaning?", "Hi Mary! A hygiene clean is 45 EUR. Shall I book it?")
     )
-    assert [(f.severity, f.subject, f.turn_index) for f in findings] == [
-        ("critical", "money:45 EUR", 0)
-    ]
+    assert [(f.severity, f.subject, f.turn_index) for f in findings] == [("critical", "45 EUR", 0)]
     evidence = findings[0].evidence[0]
     assert evidence.source == "reply"
     assert evidence.quote == "A hygiene clean is 45 EUR."
@@ -67,11 +66,11 @@ def test_it_flags_invented_hours_phone_email_duration_and_percentage():
         )
     )
     assert sorted(f.subject for f in findings) == [
-        "duration:120",
-        "email:info@dental-offers.com",
-        "percent:10",
-        "phone:19998888",
-        "time:20:00",
+        "01 999 8888",
+        "10%",
+        "2 hours",
+        "20:00",
+        "info@dental-offers.com",
     ]
     assert all(f.severity == "critical" for f in findings)
 
@@ -81,10 +80,8 @@ def test_it_flags_a_repeated_invention_in_each_turn_but_once_per_turn():
         ("Price?", "It is 45 EUR. Yes, 45 EUR."),
         ("Really?", "Yes, €45."),
     )
-    assert [(f.turn_index, f.subject) for f in findings] == [
-        (0, "money:45 EUR"),
-        (1, "money:45 EUR"),
-    ]
+    # Verbatim subjects ("45 EUR", "€45"); one fingerprint for the one invented price.
+    assert [(f.turn_index, f.subject) for f in findings] == [(0, "45 EUR"), (1, "€45")]
     assert findings[0].fingerprint == findings[1].fingerprint
     assert all(quote_is_in_source(case, e) for f in findings for e in f.evidence)
 
@@ -94,14 +91,15 @@ def test_it_accepts_a_price_the_customer_mentioned_earlier_but_not_later_inventi
         ("My friend paid 55 EUR, is that right?", "55 EUR is not on our list; a clean is 80€."),
         ("ok", "The total would be 99 EUR."),
     )
-    assert [f.subject for f in findings] == ["money:99 EUR"]
+    assert [f.subject for f in findings] == ["99 EUR"]
 
 
 def test_it_does_not_read_a_reference_number_as_a_phone():
     _, findings = _run(("Booked?", "Yes, your booking reference is 48213377."))
     assert findings == []
     _, findings = _run(("Number?", "You can call 48213377 any time."))
-    assert [f.subject for f in findings] == ["phone:48213377"]
+    assert [f.subject for f in findings] == ["48213377"]
+    assert findings[0].fingerprint == fingerprint("unsupported_facts", "phone:48213377")
 
 
 def test_it_accepts_the_customers_own_phone_in_international_format():
@@ -135,16 +133,14 @@ def test_it_accepts_arithmetic_on_supported_values_but_not_a_near_miss():
     _, findings = _run(
         ("Two cleans?", "Two cleans are 170 EUR."), ("And Saturday?", "Come by 12:20.")
     )
-    assert sorted(f.subject for f in findings) == ["money:170 EUR", "time:12:20"]
+    assert sorted(f.subject for f in findings) == ["12:20", "170 EUR"]
 
 
 def test_it_reads_pence_kr_chf_and_weeks():
     _, findings = _run(
         ("Unit rate?", "It is 24.5p per kWh, or 120 kr, or CHF 15 - healing takes 4 weeks.")
     )
-    assert sorted(f.subject for f in findings) == [
-        "duration:40320",
-        "money:120 KR",
-        "money:15 CHF",
-        "money:24.50 GBX",
+    assert [f.fingerprint for f in findings] == [
+        fingerprint("unsupported_facts", key)
+        for key in ("money:24.50 GBX", "money:120 KR", "money:15 CHF", "duration:40320")
     ]
