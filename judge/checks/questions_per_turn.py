@@ -38,7 +38,8 @@ class QuestionsPerTurn(Check):
                     case,
                     severity="major" if len(questions) > 2 * limit else "minor",
                     turn_index=turn.index,
-                    subject=f"more than {limit} questions per reply",
+                    subject=quote[:200],
+                    key=f"more than {limit} questions per reply",
                     evidence=[Evidence(source="reply", quote=quote, turn=turn.index)],
                     rationale=(
                         f"The reply asks {len(questions)} questions at once; the limit is {limit}."

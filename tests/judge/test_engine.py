@@ -45,7 +45,7 @@ def test_it_judges_a_case_with_every_quote_found_in_the_transcript():
     [discount] = [f for f in judgement.findings if f.subject == "20%"]
     assert {"disallowed_claims", "ungrounded_sentence"} <= set(discount.corroborating)
     assert ("extraction_accuracy", "phone") in rules
-    assert ("questions_per_turn", "more than 2 questions per reply") in rules
+    assert ("questions_per_turn", "What's your name? Your phone? Which date?") in rules
     assert ("final_status", "expected COMPLETE, got AWAITING_RESPONSE") in rules
     [repeat] = [f for f in judgement.findings if f.rule_id == "repeated_question"]
     assert "phone" in repeat.subject and repeat.subject in repeat.evidence[0].quote
