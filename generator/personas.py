@@ -12,7 +12,14 @@ from faker import Faker
 from faker.config import AVAILABLE_LOCALES
 
 from generator.domain import open_slot
-from generator.schemas import IntakeFieldSpec, OrgContext, Persona, ServiceSpec, WritingStyle
+from generator.schemas import (
+    IntakeFieldSpec,
+    Manner,
+    OrgContext,
+    Persona,
+    ServiceSpec,
+    WritingStyle,
+)
 
 _TYPO_EXEMPT = re.compile(r"[\d@{}/:]")
 
@@ -81,8 +88,12 @@ def make_persona(
     seed: int,
     start: date,
     day_offset: int,
+    manner: Manner = "direct",
 ) -> Persona:
-    """A customer with a value for every intake field; dates on open days, times within hours."""
+    """A customer with a value for every intake field; dates on open days, times within hours.
+
+    Facts are canonical (dates YYYY-MM-DD, times HH:MM): they are the ground truth, whatever
+    words the customer uses for them in the conversation (see generator/dates.py)."""
     fake, locale = faker_for(org.locale, seed)
     rng = random.Random(seed)
     name = f"{fake.first_name()} {fake.last_name()}"
@@ -106,7 +117,16 @@ def make_persona(
             facts[field.key] = service.name
         else:
             facts[field.key] = text_value(field, service)
-    return Persona(name=name, locale=locale, style=style, facts=facts)
+    return Persona(name=name, locale=locale, style=style, facts=facts, manner=manner)
+
+
+def pick_manner(style: WritingStyle, rng: random.Random) -> Manner:
+    """How a customer converses: about one in ten writes like a form ("precise": ISO dates),
+    never a typo-heavy one; the others are direct, chatty or hesitant in equal shares."""
+    if style != "typo_heavy" and rng.random() < 0.1:
+        return "precise"
+    manners: list[Manner] = ["direct", "chatty", "hesitant"]
+    return rng.choice(manners)
 
 
 def _garble(word: str, rng: random.Random) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import Decimal
 from typing import Literal
 
@@ -12,6 +13,11 @@ NoiseLevel = Literal["clean", "semi_noisy", "messy"]
 FinalStatus = Literal["AWAITING_RESPONSE", "COMPLETE"]
 FieldKind = Literal["name", "phone", "email", "date", "time", "text", "choice"]
 WritingStyle = Literal["clean", "casual", "typo_heavy"]
+# How a customer converses (see generator/personas.py): "direct" answers what is asked;
+# "chatty" adds small talk, thanks and questions of their own, and answers two things at once;
+# "hesitant" gives partial answers and changes their mind; "precise" (rare) writes dates as
+# YYYY-MM-DD and times as HH:MM, the way a form would.
+Manner = Literal["direct", "chatty", "hesitant", "precise"]
 
 _SLUG = r"^[a-z0-9][a-z0-9_-]*$"
 _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
@@ -105,6 +111,19 @@ class FixtureDocument(_Strict):
     text: str
 
 
+PlantedNoiseKind = Literal["typo", "markup"]
+
+
+class PlantedNoise(_Strict):
+    """One distinct piece of noise the generator planted: a misspelt word ("Colletc" for
+    "Collect") or a debris mark ("•" for a "-" list marker, "|" joining the cells of a broken
+    table row). `text` is the noisy form exactly as it appears in the fixture."""
+
+    kind: PlantedNoiseKind
+    text: str = Field(min_length=1)
+    clean: str = Field(default="", description="the original form; '' when nothing was there")
+
+
 class Fixture(_Strict):
     """A generated KB document set (>=200 lines in all) given to the responder for one case."""
 
@@ -112,6 +131,9 @@ class Fixture(_Strict):
     noise_level: NoiseLevel
     documents: list[FixtureDocument]
     metrics: dict[str, float] = Field(default_factory=dict)
+    # What the generator planted, one entry per distinct noisy form; empty for a clean fixture,
+    # for fixtures stored before it was recorded, and for a KB judged from a file.
+    noise: list[PlantedNoise] = Field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -175,8 +197,11 @@ class ManifestInstruction(_Strict):
     source: str
 
 
-class Manifest(_Strict):
-    """Ground truth the judge measures against; every entry names where it came from."""
+class ManifestDraft(_Strict):
+    """What a model writes when it builds the manifest (everything but the copied instructions).
+    Its JSON schema keeps the title "Manifest" the model has always been asked for."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Manifest")
 
     org_slug: str
     org_name: str
@@ -187,6 +212,11 @@ class Manifest(_Strict):
     hours: list[ManifestHours]
     contacts: list[ManifestContact]
     disallowed_claims: list[DisallowedClaim]
+
+
+class Manifest(ManifestDraft):
+    """Ground truth the judge measures against; every entry names where it came from."""
+
     # Copied from the org's skills by code, never written by a model (see generate_manifest).
     instructions: list[ManifestInstruction] = Field(default_factory=list)
 
@@ -199,6 +229,7 @@ class Persona(_Strict):
     locale: str
     style: WritingStyle
     facts: dict[str, str] = Field(description="intake field key -> value the customer holds")
+    manner: Manner = "direct"
 
 
 class ReplyStep(_Strict):
@@ -217,6 +248,10 @@ class Blueprint(_Strict):
     expected_status: FinalStatus
     reply_flow: list[ReplyStep] = Field(default_factory=list)
     max_turns: int = Field(ge=1)
+    # The day the conversation takes place (the run's creation date): the customer's relative
+    # dates ("next Tuesday", "tomorrow") mean a day relative to it, for the simulator and the
+    # judge alike (generator/dates.py). None for blueprints stored before it existed.
+    reference_date: date | None = None
 
 
 class Artifacts(_Strict):

@@ -1,42 +1,18 @@
-"""Compare intake field values by kind (phones by digits, dates by day, names by letters)."""
+"""Compare intake field values by kind (phones by digits, dates by day, names by letters).
+
+Dates and times are read as people say them (generator.dates, the parser the simulator and
+the reference responder share): a relative date means one day on the conversation's reference
+day (`Blueprint.reference_date`), "around 11" is 11:00.
+"""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from datetime import date
 
+from generator.dates import find_times, proposals, time_proposals
 from judge.facts import extract_facts, phone_digits, phones_match, time_variants
 from judge.text import compact, find_literal, spaced
-
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_ORD = r"(?:st|nd|rd|th)?"
-_DATE_PATTERNS = [
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
-    (re.compile(r"\b(\d{1,2})[./-](\d{1,2})(?:[./-](\d{2,4}))?\b"), "dmy"),
-    (re.compile(rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?\s+{_MONTH}(?:,?\s+(\d{{4}}))?", re.I), "dMy"),
-    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_ORD}\b(?:,?\s+(\d{{4}}))?", re.I), "Mdy"),
-]
 
 
 @dataclass(frozen=True)
@@ -48,42 +24,20 @@ class DateMention:
     readings: frozenset[tuple[int | None, int, int]]
 
 
-def _year(raw: str | None) -> int | None:
-    if not raw:
-        return None
-    year = int(raw)
-    return year + 2000 if year < 100 else year
-
-
-def _valid(month: int, day: int) -> bool:
-    return 1 <= month <= 12 and 1 <= day <= 31
-
-
-def find_dates(text: str) -> list[DateMention]:
-    """Dates written as ISO, d/m(/y), d.m.y, '15 March', 'March 15th'; d/m also read as m/d."""
+def find_dates(text: str, today: date | None = None) -> list[DateMention]:
+    """Dates proposed in `text` (generator.dates): ISO, d/m(/y) (also read as m/d), '15 March',
+    'March 15th', and, when `today` (the conversation's reference day) is known, relative days
+    ('next Tuesday', 'tomorrow', 'Friday the 12th') as the one day they mean."""
     found: list[DateMention] = []
-    taken: list[tuple[int, int]] = []
-    for pattern, order in _DATE_PATTERNS:
-        for m in pattern.finditer(text):
-            if any(m.start() < end and start < m.end() for start, end in taken):
-                continue
-            readings: set[tuple[int | None, int, int]] = set()
-            if order == "ymd":
-                readings.add((_year(m.group(1)), int(m.group(2)), int(m.group(3))))
-            elif order == "dmy":
-                if "." in m.group(0) and not m.group(3):
-                    continue  # "8.30" is a time, not a date
-                first, second, year = int(m.group(1)), int(m.group(2)), _year(m.group(3))
-                readings.update({(year, second, first), (year, first, second)})
-            elif order == "dMy":
-                readings.add((_year(m.group(3)), _MONTHS[m.group(2).casefold()], int(m.group(1))))
-            else:
-                readings.add((_year(m.group(3)), _MONTHS[m.group(1).casefold()], int(m.group(2))))
-            readings = {r for r in readings if _valid(r[1], r[2])}
-            if readings:
-                taken.append((m.start(), m.end()))
-                found.append(DateMention(m.start(), m.end(), frozenset(readings)))
-    return sorted(found, key=lambda d: d.start)
+    for phrase in proposals(text):
+        if phrase.absolute:
+            readings = phrase.readings()
+        else:
+            day = phrase.resolve(today)
+            readings = frozenset({(day.year, day.month, day.day)}) if day else frozenset()
+        if readings:
+            found.append(DateMention(phrase.start, phrase.end, readings))
+    return found
 
 
 def _same_day(a: DateMention, b: DateMention) -> bool:
@@ -94,21 +48,32 @@ def _same_day(a: DateMention, b: DateMention) -> bool:
     return False
 
 
-def values_match(kind: str, extracted: str, truth: str) -> bool:
-    """Does an extracted value equal the ground truth, up to formatting for its kind?"""
+def _times(text: str) -> set[str]:
+    """Every 24-hour reading of the first clock time in `text`: as the fact finder reads it
+    ("6:00" may be 06:00 or 18:00) and as people say it ("half nine", "around 11")."""
+    facts = [f for f in extract_facts(text) if f.kind == "time"]
+    if facts:
+        return time_variants(facts[0])
+    spoken = find_times(text)
+    return {spoken[0].value} if spoken else set()
+
+
+def values_match(kind: str, extracted: str, truth: str, today: date | None = None) -> bool:
+    """Does an extracted value equal the ground truth, up to formatting for its kind? A
+    relative date ("next Tuesday") means the day it names on `today`, the conversation's
+    reference day; without one it matches nothing but itself."""
     if kind == "phone":
         return phones_match(phone_digits(extracted), phone_digits(truth))
     if kind == "email":
         return extracted.strip().casefold() == truth.strip().casefold()
     if kind == "date":
-        got, want = find_dates(extracted), find_dates(truth)
+        got, want = find_dates(extracted, today), find_dates(truth, today)
         if got and want:
             return _same_day(got[0], want[0])
     if kind == "time":
-        got = [f for f in extract_facts(extracted) if f.kind == "time"]
-        want = [f for f in extract_facts(truth) if f.kind == "time"]
-        if got and want:
-            return bool(time_variants(got[0]) & time_variants(want[0]))
+        got_times, want_times = _times(extracted), _times(truth)
+        if got_times and want_times:
+            return bool(got_times & want_times)
     if compact(extracted) == compact(truth):
         return True
     if kind == "choice":
@@ -118,8 +83,9 @@ def values_match(kind: str, extracted: str, truth: str) -> bool:
     return False
 
 
-def find_statement(kind: str, value: str, text: str) -> str | None:
-    """The literal slice of `text` in which the customer states `value`, if they do."""
+def find_statement(kind: str, value: str, text: str, today: date | None = None) -> str | None:
+    """The literal slice of `text` in which the customer states `value`, if they do, in any
+    words: "next Tuesday" states the date it means on `today`, "half nine" states 09:30."""
     if not value.strip():
         return None
     if kind == "phone":
@@ -129,9 +95,9 @@ def find_statement(kind: str, value: str, text: str) -> str | None:
                 return text[fact.start : fact.end]
         return None
     if kind == "date":
-        wanted = find_dates(value)
+        wanted = find_dates(value, today)
         if wanted:
-            for mention in find_dates(text):
+            for mention in find_dates(text, today):
                 if _same_day(mention, wanted[0]):
                     return text[mention.start : mention.end]
             return None
@@ -141,5 +107,9 @@ def find_statement(kind: str, value: str, text: str) -> str | None:
             for fact in extract_facts(text):
                 if fact.kind == "time" and time_variants(fact) & time_variants(wanted[0]):
                     return text[fact.start : fact.end]
+            values = {p.value for p in find_times(value)}
+            for phrase in time_proposals(text):
+                if phrase.value in values:
+                    return text[phrase.start : phrase.end]
             return None
     return find_literal(value, text)

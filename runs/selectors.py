@@ -521,6 +521,7 @@ def run_get_case(*, run: Run, case: RunCase) -> dict[str, Any]:
             }
         )
     facts = blueprint.persona.facts if blueprint else {}
+    today = blueprint.reference_date if blueprint else None
     fields = []
     for spec in manifest.intake_fields if manifest else []:
         truth = facts.get(spec.key, "")
@@ -534,7 +535,9 @@ def run_get_case(*, run: Run, case: RunCase) -> dict[str, Any]:
                 "persona": truth or None,
                 "extracted": got,
                 "extracted_turn": at,
-                "match": None if not truth or got is None else values_match(spec.kind, got, truth),
+                "match": (
+                    None if not truth or got is None else values_match(spec.kind, got, truth, today)
+                ),
             }
         )
     known = {f["key"] for f in fields}

@@ -6,6 +6,11 @@ what the responder just asked for, when the persona holds that fact and has not 
 questions. It stops at the turn cap, or when the responder says `COMPLETE` and nothing planned
 is left. A customer whose scenario expects the responder to keep waiting (a vague request)
 does not know which service they want.
+
+Answers are worded like the planned messages (generator/speech.py): by persona style and
+manner, with dates and times as people say them ("next Tuesday", "half nine"), meaning the
+persona's exact facts on the blueprint's reference day. A fact counts as said when the customer
+said it in any words (`states`).
 """
 
 from __future__ import annotations
@@ -13,13 +18,15 @@ from __future__ import annotations
 import json
 import random
 import re
+from datetime import date
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from generator.personas import misspell
+from generator.dates import find_times, proposals, says_date, says_time
 from generator.rng import derive_seed
-from generator.schemas import Blueprint, WritingStyle
+from generator.schemas import Blueprint
+from generator.speech import Speaker, with_article
 from judge.schemas import Turn
 from qalab.llm import Engine
 from qalab.llm.base import Message
@@ -28,16 +35,6 @@ from qalab.llm.prompts import fence, load_prompt
 MAX_TOKENS = 120
 PROMPT = load_prompt(Path(__file__).resolve().parent / "prompts", "customer")
 
-# (clean, casual) phrasings of an answer; the typo-heavy customer garbles the casual one.
-_ANSWERS: dict[str, tuple[str, str]] = {
-    "name": ("My name is {v}.", "its {v}"),
-    "phone": ("My phone number is {v}.", "number is {v}"),
-    "email": ("My email address is {v}.", "email is {v}"),
-    "date": ("{v} would suit me.", "{v} works for me"),
-    "time": ("{v} would be best.", "{v} if poss"),
-    "service": ("It is for {v}.", "its for {v}"),
-    "other": ("{label}: {v}.", "{lower_label} - {v}"),
-}
 # Words that show which fact a question asks for.
 _KIND_WORDS: dict[str, tuple[str, ...]] = {
     "name": ("name",),
@@ -47,14 +44,7 @@ _KIND_WORDS: dict[str, tuple[str, ...]] = {
     "time": ("time",),
     "service": ("service", "treatment", "repair", "which", "what kind"),
 }
-
-
-_VALUE_PATTERNS: dict[str, re.Pattern[str]] = {
-    "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
-    "time": re.compile(r"\b\d{1,2}:\d{2}\b"),
-    "phone": re.compile(r"\+?\d[\d ()-]{6,}\d"),
-    "email": re.compile(r"@"),
-}
+_PHONE = re.compile(r"\+?\d[\d ()-]{6,}\d")
 
 
 def fact_kind(key: str) -> str:
@@ -92,44 +82,128 @@ def asked_facts(reply: str, facts: dict[str, str]) -> list[str]:
     return asked
 
 
-def _already_said(value: str, history: list[Turn]) -> bool:
-    return any(value.casefold() in t.customer.casefold() for t in history)
+def states(kind: str, value: str, text: str, today: date | None) -> bool:
+    """Does `text` say the fact `value` of this kind, in any words ("next Tuesday" says the
+    date it means on `today`, "half nine" says 09:30)?"""
+    if kind == "date" and says_date(text, value, today) is not None:
+        return True
+    if kind == "time" and says_time(text, value) is not None:
+        return True
+    return value.casefold() in text.casefold()
 
 
-def _answer(keys: list[str], facts: dict[str, str], style: WritingStyle, rng: random.Random) -> str:
+def _already_said(kind: str, value: str, history: list[Turn], today: date | None) -> bool:
+    return any(states(kind, value, t.customer, today) for t in history)
+
+
+def _given_kinds(message: str) -> set[str]:
+    """Kinds of value a message already gives (even a wrong one the customer will correct)."""
+    kinds = set()
+    if proposals(message):
+        kinds.add("date")
+    if find_times(message):
+        kinds.add("time")
+    if "@" in message:
+        kinds.add("email")
+    without_email = re.sub(r"\S*@\S*", " ", message)
+    if any(sum(c.isdigit() for c in m.group(0)) >= 7 for m in _PHONE.finditer(without_email)):
+        kinds.add("phone")
+    return kinds
+
+
+_QUESTION_WORD = re.compile(
+    r"^\W*(?:and\s+|so\s+)?(?:what|how|when|where|which|who|why|can|could|do|does|is|are|"
+    r"will|would|r u|u)\b",
+    re.IGNORECASE,
+)
+
+
+def _attach(message: str, answer: str, casual: bool) -> str:
+    """`answer` after the planned `message`, punctuated so they read as two thoughts
+    ("dunno yet, what would u suggest? number is ...")."""
+    message = message.rstrip()
+    if not message:
+        return answer
+    if message[-1] not in ".!?":
+        last_clause = re.split(r",\s*", message)[-1]
+        message += "?" if _QUESTION_WORD.match(last_clause) else ("," if casual else ".")
+    return f"{message} {answer}"
+
+
+def _answer(keys: list[str], blueprint: Blueprint, rng: random.Random, plain: bool = False) -> str:
+    """The customer's words for the facts `keys`, by persona style and manner; a date and a
+    time asked together are said together ("next Tuesday, around 11 if possible"). `plain`
+    answers without the manner's lead-ins (after a message of their own)."""
+    persona = blueprint.persona
+    speaker = Speaker(persona, rng, blueprint.reference_date)
+    facts = persona.facts
+    kinds = {fact_kind(k): k for k in keys}
     parts = []
+    details = []  # free-text answers: whole sentences, said last
+    if "date" in kinds and "time" in kinds:
+        parts.append(speaker.slot(facts[kinds["date"]], facts[kinds["time"]]))
     for key in keys:
-        clean, casual = _ANSWERS[fact_kind(key)]
-        template = clean if style == "clean" else casual
-        if style == "typo_heavy":
-            template = misspell(template, rng)
-        label = key.replace("_", " ")
-        parts.append(
-            template.format(v=facts[key], label=label.capitalize(), lower_label=label.lower())
-        )
-    # Clean answers are sentences; casual ones are fragments, kept apart by commas
-    # ("its Ann Lee, number is +353 ...", not "its Ann Lee number is ...").
-    return " ".join(parts) if style == "clean" else ", ".join(parts)
+        kind = fact_kind(key)
+        value = facts[key]
+        if kind in ("date", "time") and "date" in kinds and "time" in kinds:
+            continue
+        if kind == "date":
+            parts.append(speaker.say("date", **speaker.date_words(value)))
+        elif kind == "time":
+            parts.append(speaker.say("time", **speaker.time_words(value)))
+        elif kind == "service":
+            parts.append(speaker.say("service", v=value, a_v=with_article(value)))
+        elif kind in ("name", "phone", "email"):
+            lead_in = persona.manner in ("chatty", "hesitant")
+            parts.append(speaker.say(kind, v=value, plain=plain or lead_in))
+        else:
+            label = key.replace("_", " ")
+            details.append(
+                speaker.say("other", v=value, label=label.capitalize(), lower_label=label.lower())
+            )
+    return speaker.join(parts, then=details)
 
 
 def _answerable(blueprint: Blueprint, history: list[Turn], message: str) -> list[str]:
     """Persona facts the responder's last reply asks for that the customer has not given yet
     (nor gives in `message`). A customer who came without a clear need (the scenario expects
-    the responder to keep waiting) does not know which service they want."""
+    the responder to keep waiting) does not know which service they want. A hesitant customer
+    answers one thing at a time while there is room, and does not top up a planned message
+    that already answers something; a chatty one gives the time along with the date."""
     if not history:
         return []
     facts = blueprint.persona.facts
+    today = blueprint.reference_date
+    asked = asked_facts(history[-1].reply, facts)
     keys = [
         k
-        for k in asked_facts(history[-1].reply, facts)
-        if not _already_said(facts[k], history) and facts[k].casefold() not in message.casefold()
+        for k in asked
+        if not _already_said(fact_kind(k), facts[k], history, today)
+        and not states(fact_kind(k), facts[k], message, today)
     ]
     if blueprint.expected_status == "AWAITING_RESPONSE":
         keys = [k for k in keys if fact_kind(k) != "service"]
-    # A message that already gives a value of that kind (even a wrong one the customer will
-    # correct later) is not topped up with a second one.
-    given = {kind for kind, pattern in _VALUE_PATTERNS.items() if pattern.search(message)}
-    return [k for k in keys if fact_kind(k) not in given][:2]
+    given = _given_kinds(message)
+    keys = [k for k in keys if fact_kind(k) not in given][:2]
+    manner = blueprint.persona.manner
+    if manner == "hesitant":
+        answered = [k for k in asked if states(fact_kind(k), facts[k], message, today)]
+        turns_left = blueprint.max_turns - len(history) - 1
+        if message and answered:
+            return []
+        if len(keys) > 1 and turns_left >= 2:
+            keys = keys[:1]
+    if manner == "chatty" and any(fact_kind(k) == "date" for k in keys):
+        extra = [
+            k
+            for k in facts
+            if fact_kind(k) == "time"
+            and k not in keys
+            and not _already_said("time", facts[k], history, today)
+            and "time" not in given
+        ]
+        keys += extra[:1]
+    return keys
 
 
 def _next_text(blueprint: Blueprint, history: list[Turn]) -> str | None:
@@ -146,8 +220,8 @@ def _next_text(blueprint: Blueprint, history: list[Turn]) -> str | None:
     keys = _answerable(blueprint, history, message)
     if keys:
         rng = random.Random(derive_seed(0, "customer", blueprint.key, str(turn)))
-        answer = _answer(keys, blueprint.persona.facts, blueprint.persona.style, rng)
-        message = f"{message} {answer}".strip()
+        answer = _answer(keys, blueprint, rng, plain=bool(message))
+        message = _attach(message, answer, blueprint.persona.style != "clean")
     return message or None
 
 
@@ -156,16 +230,27 @@ def _prompt(blueprint: Blueprint, history: list[Turn]) -> list[Message]:
     system = PROMPT.render(
         name=persona.name,
         locale=persona.locale,
-        style=persona.style.replace("_", "-"),
+        style=f"{persona.style.replace('_', '-')} {persona.manner}",
         goal=blueprint.goal,
         planned=json.dumps(blueprint.planned_messages, ensure_ascii=False),
-        facts="; ".join(f"{k}={v}" for k, v in persona.facts.items()),
+        facts="; ".join(f"{k}={v}" for k, v in persona.facts.items()) + _speaking(blueprint),
         last_reply=fence(history[-1].reply, "assistant") if history else "(no message yet)",
     )
     return [
         {"role": "system", "content": system},
         {"role": "user", "content": f"You have sent {len(history)} message(s). Your next one?"},
     ]
+
+
+def _speaking(blueprint: Blueprint) -> str:
+    """How a model playing the customer should word those facts: as people do, relative to
+    the day the conversation takes place (the blueprint's reference day). Kept short: it is
+    sent with every simulator call."""
+    if blueprint.persona.manner == "precise":
+        return "; write dates YYYY-MM-DD"
+    today = blueprint.reference_date
+    when = f"today is {today:%a %d %b %Y}; " if today else ""
+    return f"; {when}say dates as people do ('next Tue', 'the 4th'), never YYYY-MM-DD"
 
 
 def customer_next_message(

@@ -2,8 +2,17 @@
 
 The responder contract gives each field a key, a label and whether it is required, not a type,
 so the kind is read off the key and label (email, phone, date, time, name, service, free text).
-Later messages override earlier ones, and a value the customer takes back ("not 2026-12-09,
-make it 2026-12-02") is dropped in favour of the one they keep.
+Later messages override earlier ones, and a value the customer takes back ("not next Tuesday,
+make it Friday the 4th", "actually make that a hygiene clean instead") is dropped in favour of
+the one they keep.
+
+Dates and times are read the way people say them (`generator.dates`). A time is recorded as
+HH:MM ("half nine" -> 09:30). The request does not say what day it is, so a date is recorded as
+the customer anchored it: ISO stays ISO, a named month becomes "4 December", and a relative day
+keeps its standard spelling ("next Tuesday", "tomorrow", "Friday the 12th"); whoever knows the
+day of the conversation resolves it (the judge does, against the blueprint's reference day).
+`extract_spoken` also returns the customer's own words for each value, so a reply can read
+them back without stating a figure the customer never wrote.
 """
 
 from __future__ import annotations
@@ -11,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from generator.dates import proposals, time_proposals
 from runs.simulator.contract import IntakeFieldRef
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -20,12 +30,16 @@ DATE = re.compile(
     r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
     re.IGNORECASE,
 )
-TIME = re.compile(r"\b(?:[01]?\d|2[0-3])[:.][0-5]\d\b|\b(?:1[0-2]|0?[1-9]) ?(?:am|pm)\b", re.I)
 NAME = re.compile(
-    r"\b(?i:my name is|my name's|name is|i am|i'm|im|this is|it's|its)\s+"
-    r"([A-Z][\w'’-]+(?:\s+(?:[A-Z]|O['’]|Mc|Mac)[\w'’-]+){0,3})"
+    r"\b(?i:my name is|my name's|name is|name\s*:|i am|i'm|im|this is|it's|its)\s*"
+    # An initial keeps its dot ("Hans-J. Budig"); a sentence's full stop does not.
+    # "van der", "de", "von" between the parts of a name belong to it.
+    r"([A-Z][\w'’-]*(?:(?<=\b[A-Z])\.)?(?:\s+(?:(?:van|von|der|den|de|da|di|du|del|le|la|ter|"
+    r"ten|zu)\s+){0,2}(?:[A-Z]|O['’]|Mc|Mac)[\w'’-]*(?:(?<=\b[A-Z])\.)?){0,3})"
 )
-_TAKEN_BACK = re.compile(r"\bnot\s+$", re.IGNORECASE)
+_TAKEN_BACK = re.compile(
+    r"\b(?:not|instead of|rather than)\s+(?:(?:the|a|an|on|for|at)\s+)?$", re.IGNORECASE
+)
 # Words that follow "I am" without being a name.
 _NOT_NAMES = frozenset(
     [
@@ -66,10 +80,30 @@ def field_kind(field: IntakeFieldRef) -> str:
     return "text"
 
 
+def _taken_back(text: str, start: int) -> bool:
+    return bool(_TAKEN_BACK.search(text[:start]))
+
+
 def _kept(pattern: re.Pattern[str], text: str) -> str | None:
     """The last match in `text` that the customer did not take back with a preceding "not"."""
-    kept = [m.group(0) for m in pattern.finditer(text) if not _TAKEN_BACK.search(text[: m.start()])]
+    kept = [m.group(0) for m in pattern.finditer(text) if not _taken_back(text, m.start())]
     return kept[-1].strip() if kept else None
+
+
+def _date(text: str) -> tuple[str, str] | None:
+    """(standard spelling, the customer's words) of the last date the customer keeps."""
+    kept = [p for p in proposals(text) if not _taken_back(text, p.start)]
+    if not kept:
+        return None
+    phrase = kept[-1]
+    # "next week, say Tuesday" reads back as "next Tuesday".
+    return phrase.canonical(), phrase.canonical() if "," in phrase.text else phrase.text
+
+
+def _time(text: str) -> tuple[str, str] | None:
+    """(HH:MM, the customer's words) of the last time the customer keeps."""
+    kept = [p for p in time_proposals(text) if not _taken_back(text, p.start)]
+    return (kept[-1].value, kept[-1].text) if kept else None
 
 
 def _name(text: str) -> str | None:
@@ -80,31 +114,71 @@ def _name(text: str) -> str | None:
     return None
 
 
-def _labelled(field: IntakeFieldRef, text: str) -> str | None:
-    """`Label: value` or `label is value`, the way forms and careful customers write it."""
+def _labelled_match(field: IntakeFieldRef, text: str) -> re.Match[str] | None:
     for name in (field.label, field.key.replace("_", " ")):
         label = re.escape(name.strip().casefold())
         match = re.search(rf"{label}\s*(?::|-|\bis\b)\s*([^.\n]+)", text, re.IGNORECASE)
         if match:
-            return match.group(1).strip()
+            return match
     return None
 
 
+def _labelled(field: IntakeFieldRef, text: str) -> str | None:
+    """`Label: value` or `label is value`, the way forms and careful customers write it."""
+    match = _labelled_match(field, text)
+    return match.group(1).strip() if match else None
+
+
+def mask_free_text(fields: list[IntakeFieldRef], text: str) -> str:
+    """`text` with the values of free-text fields blanked out ("problem description - needs
+    an e-bike check plus a basic service"): what the customer describes there is neither the
+    service they ask for nor a question to answer."""
+    for field in fields:
+        if field_kind(field) != "text":
+            continue
+        match = _labelled_match(field, text)
+        if match:
+            text = (
+                text[: match.start(1)]
+                + " " * (match.end(1) - match.start(1))
+                + text[match.end(1) :]
+            )
+    return text
+
+
 def _service(text: str, services: Iterable[str]) -> str | None:
+    """The service the customer keeps: the last one named and not taken back ("not the
+    check-up", "instead of the check-up"); a longer name wins over one it contains."""
     lowered = text.casefold()
-    found = [s for s in services if s.casefold() in lowered]
-    return max(found, key=len) if found else None
+    found: list[tuple[int, int, str]] = []
+    for name in services:
+        for m in re.finditer(re.escape(name.casefold()), lowered):
+            found.append((m.start(), m.end(), name))
+    # "Child check-up" holds "check-up": keep the longest name at each place.
+    found = [
+        f
+        for f in found
+        if not any(
+            o != f and o[0] <= f[0] and f[1] <= o[1] and o[1] - o[0] > f[1] - f[0] for o in found
+        )
+    ]
+    kept = [f for f in found if not _taken_back(text, f[0])]
+    if not kept:
+        return None
+    return max(kept, key=lambda f: (f[0], f[1] - f[0]))[2]
 
 
-def extract_fields(
+def extract_spoken(
     fields: list[IntakeFieldRef], customer_messages: list[str], services: Iterable[str]
-) -> dict[str, str]:
-    """Values for the intake fields found in the customer's messages, newest value winning."""
+) -> dict[str, tuple[str, str]]:
+    """Per intake field found in the customer's messages: (value, the customer's own words),
+    newest value winning."""
     services = list(services)
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, str]] = {}
     for message in customer_messages:
         for field in fields:
             kind = field_kind(field)
+            found: tuple[str, str] | None = None
             value = _labelled(field, message) if kind == "text" else None
             if value is None:
                 if kind == "email":
@@ -112,13 +186,22 @@ def extract_fields(
                 elif kind == "phone":
                     value = _kept(PHONE, DATE.sub(" ", EMAIL.sub(" ", message)))
                 elif kind == "date":
-                    value = _kept(DATE, message)
+                    found = _date(message)
                 elif kind == "time":
-                    value = _kept(TIME, DATE.sub(" ", message))
+                    found = _time(message)
                 elif kind == "name":
                     value = _name(message)
                 elif kind == "service":
-                    value = _service(message, services)
-            if value:
-                out[field.key] = value
+                    value = _service(mask_free_text(fields, message), services)
+            if found is None and value:
+                found = (value, value)
+            if found:
+                out[field.key] = found
     return out
+
+
+def extract_fields(
+    fields: list[IntakeFieldRef], customer_messages: list[str], services: Iterable[str]
+) -> dict[str, str]:
+    """Values for the intake fields found in the customer's messages, newest value winning."""
+    return {k: v for k, (v, _) in extract_spoken(fields, customer_messages, services).items()}

@@ -1,11 +1,21 @@
-"""Retrieval over a case's fixture KB: passages, BM25 ranking and the KB's vocabulary."""
+"""Retrieval over a case's fixture KB: passages, BM25 ranking and the KB's vocabulary.
+
+Two things a customer must never be shown come from here too: text written for staff or the
+bot rather than for customers (`is_internal`, `is_directive`: the team's working instructions,
+internal emails, shift handovers, booking checklists, "Collect full name ...", "Offer an
+emergency appointment ..."), and the KB's typos (`KbIndex.repair`: a word that is one typing
+slip away from a more frequent word of the same KB is written as that word, so "Cusom sports
+mouthguard" is quoted as "Custom sports mouthguard" when the KB spells it right elsewhere).
+"""
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import itertools
+import math
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 from rank_bm25 import BM25Okapi
@@ -45,7 +55,10 @@ def words(text: str) -> list[str]:
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in STOPWORDS and len(w) > 1]
+    """Stemmed words that carry meaning (stop words are dropped before stemming, so "does"
+    does not survive as "doe")."""
+    raw = _WORD.findall(text.casefold())
+    return [stem(w) for w in raw if w not in STOPWORDS and stem(w) not in STOPWORDS and len(w) > 1]
 
 
 @dataclass(frozen=True)
@@ -99,11 +112,126 @@ def _passages_of(entry: KbEntry) -> list[Passage]:
     return out
 
 
+_INTERNAL_TITLE = re.compile(
+    r"guideline|instruction|internal|hand-?over|\bstaff|\bteam\b|checklist|procedure|script|"
+    r"training|memo|front desk|reception notes|playbook|how we work",
+    re.IGNORECASE,
+)
+# Verbs that open an instruction to staff or to the bot ("Collect ...", "Offer ...",
+# "Quote only ..."); a customer-facing line rarely starts with one.
+_DIRECTIVE_VERBS = frozenset(
+    [
+        "collect",
+        "ask",
+        "offer",
+        "quote",
+        "remind",
+        "ensure",
+        "say",
+        "mention",
+        "explain",
+        "avoid",
+        "escalate",
+        "capture",
+        "record",
+        "log",
+        "refer",
+        "greet",
+        "verify",
+        "inform",
+        "recommend",
+        "suggest",
+        "apologise",
+        "apologize",
+        "redirect",
+        "transfer",
+        "handle",
+        "answer",
+        "respond",
+        "reply",
+        "confirm",
+        "direct",
+    ]
+)
+_DIRECTIVE_LEAD = frozenset(["always", "never", "only", "don't", "dont"])
+_SOFT_LEAD = frozenset(["please", "also", "and", "then", "kindly"])
+_ABOUT_THE_BOT = re.compile(
+    r"\b(?:the|our|this) (?:assistant|chatbot|chat bot|bot|agent|ai)\b|\bstaff (?:must|should)\b|"
+    r"\b(?:remind|tell|ask) (?:people|customers|patients|clients)\b",
+    re.IGNORECASE,
+)
+_LETTERS = re.compile(r"[a-z']+")
+_BOTS = ("assistant", "chatbot")
+_TO_THE_CUSTOMER = frozenset(["you", "your", "yours", "you're", "us"])
+
+
+def is_internal(passage: Passage) -> bool:
+    """A passage of a document written for staff (guidelines, internal email, handover notes)."""
+    return bool(_INTERNAL_TITLE.search(passage.title))
+
+
+def is_directive(sentence: str) -> bool:
+    """An instruction meant for staff or the bot, not information for a customer: it talks
+    about the assistant ("The assistant never diagnoses ...") or, without speaking to the
+    customer ("you", "us"), opens with an instruction verb ("Collect full name ...", "Please
+    also remind people ...", "Never diagnose."), typos and all ("Colect", "Ofer")."""
+    if _ABOUT_THE_BOT.search(sentence):
+        return True
+    tokens = _LETTERS.findall(sentence.casefold())
+    for before, word in itertools.pairwise(tokens):
+        if before in ("the", "our", "this") and difflib.get_close_matches(word, _BOTS, 1, 0.8):
+            return True  # "the assisstant never diagnoses ..."
+    if _TO_THE_CUSTOMER & set(tokens):
+        return False  # "Please give at least 24 hours notice if you cannot attend."
+    while tokens and tokens[0] in _SOFT_LEAD:
+        tokens = tokens[1:]
+    if not tokens:
+        return False
+    first = tokens[0]
+    if first in _DIRECTIVE_LEAD or (first == "do" and tokens[1:2] == ["not"]):
+        return True
+    if first in _DIRECTIVE_VERBS:
+        return True
+    return len(first) >= 4 and bool(difflib.get_close_matches(first, _DIRECTIVE_VERBS, 1, 0.8))
+
+
+def _one_slip(typo: str, word: str) -> bool:
+    """Is `typo` `word` with one typing slip inside it (two letters swapped, one dropped,
+    doubled or hit next to it), never a different ending ("fillings" is not a slip of
+    "filling")? The first letter is never touched."""
+    if typo == word or typo[:1] != word[:1]:
+        return False
+    if len(typo) == len(word):
+        diff = [i for i, (a, b) in enumerate(zip(typo, word, strict=True)) if a != b]
+        if len(diff) == 2 and diff[1] == diff[0] + 1:
+            i, j = diff
+            return typo[i] == word[j] and typo[j] == word[i]
+        return len(diff) == 1 and diff[0] < len(word) - 1
+    short, long = (typo, word) if len(typo) < len(word) else (word, typo)
+    if len(long) - len(short) != 1:
+        return False
+    # The last letter is never dropped or doubled.
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long) - 1))
+
+
 class KbIndex:
     """BM25 over the passages of one KB; built once per distinct KB and reused across turns."""
 
     def __init__(self, kb: tuple[KbEntry, ...]) -> None:
         self.passages = [p for entry in kb for p in _passages_of(entry)]
+        # Words counted once per distinct line of a document: a paragraph repeated within a
+        # document repeats its typos too, the same sentence in two documents is two sources.
+        lines = {
+            (entry.id, " ".join(line.split()).casefold())
+            for entry in kb
+            for line in [entry.title, *entry.text.splitlines()]
+        }
+        self.word_counts = Counter(w for _, line in lines for w in _LETTERS.findall(line))
+        self._pairs: Counter[str] = Counter()
+        for w, n in self.word_counts.items():
+            padded = f"^{w}$"
+            for i in range(len(padded) - 1):
+                self._pairs[padded[i : i + 2]] += n
         corpus = [words(f"{p.title} {p.text}") or ["_"] for p in self.passages]
         self.vocabulary = frozenset(w for doc in corpus for w in doc)
         self._sorted_vocabulary = sorted(self.vocabulary)
@@ -133,8 +261,48 @@ class KbIndex:
             return True
         return bool(difflib.get_close_matches(word, self._near(word), n=1, cutoff=0.8))
 
+    def related(self, word: str) -> list[str]:
+        """Other KB words of the same family as `word` ("diagnosis" -> "diagnose"): the same
+        first six letters."""
+        if len(word) < 6:
+            return []
+        return [v for v in self._near(word) if v[:6] == word[:6] and v != word][:4]
+
     def _near(self, word: str) -> list[str]:
         return [v for v in self._sorted_vocabulary if v[:1] == word[:1]]
+
+    def spelling(self, word: str) -> str:
+        """The KB's own spelling of `word` when `word` is a typing slip of another word of the
+        KB: one that the KB uses at least as often and that reads more like the rest of the
+        KB's text (letter pairs such as "ae" in "braething" are rare in it)."""
+        lower = word.casefold()
+        if len(lower) < 4 or not lower.isalpha():
+            return word
+        count = self.word_counts.get(lower, 0)
+        own = self._plausibility(lower)
+        better = [
+            (n, self._plausibility(v), v)
+            for v, n in self.word_counts.items()
+            # Noise misspells words of five letters or more; "form" is no slip of "from".
+            if len(v) >= 5 and n >= count and v.isalpha() and _one_slip(lower, v)
+        ]
+        better = [b for b in better if b[0] >= 2 * count or (b[0] > count and b[1] > own)]
+        if not better:
+            return word
+        fixed = max(better)[2]
+        if word.isupper():
+            return fixed.upper()
+        return fixed.capitalize() if word[:1].isupper() else fixed
+
+    def _plausibility(self, word: str) -> float:
+        """Mean log-frequency in this KB of the word's letter pairs (with its edges)."""
+        padded = f"^{word}$"
+        pairs = [padded[i : i + 2] for i in range(len(padded) - 1)]
+        return sum(math.log(self._pairs.get(p, 0) + 1) for p in pairs) / len(pairs)
+
+    def repair(self, text: str) -> str:
+        """`text` with the KB's typing slips written the way the KB usually spells the word."""
+        return re.sub(r"[A-Za-z]{4,}", lambda m: self.spelling(m.group(0)), text)
 
 
 def _kb_key(kb: list[KbEntry]) -> str:

@@ -5,16 +5,66 @@ from __future__ import annotations
 import re
 from datetime import date, time
 
+from generator.dates import MONTH_NAMES, WEEKDAY_NAMES, says_date, says_time
 from generator.domain import hours_by_weekday
 from generator.personas import faker_for, make_persona
-from generator.scenarios import (
-    _FIELD_PHRASES,
-    _PHRASES,
-    SCENARIO_TYPES,
-    build_blueprints,
-    plan_scenarios,
-)
+from generator.scenarios import SCENARIO_TYPES, build_blueprints, plan_scenarios
+from generator.speech import PHRASES
 from tests.generator.conftest import TODAY
+
+# Words of the date and time phrases customers use (filled in after typos, so never garbled).
+DATE_WORDS = {w.casefold() for w in (*MONTH_NAMES, *WEEKDAY_NAMES)} | set(
+    [
+        "the",
+        "of",
+        "on",
+        "at",
+        "around",
+        "next",
+        "this",
+        "week",
+        "tomorrow",
+        "day",
+        "after",
+        "half",
+        "past",
+        "quarter",
+        "to",
+        "ish",
+        "o",
+        "clock",
+        "am",
+        "pm",
+        "morning",
+        "afternoon",
+        "evening",
+        "st",
+        "nd",
+        "rd",
+        "th",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+    ]
+)
+
+
+def states(kind, value, text, today):
+    """Does `text` state the fact in any words (a date as "next Tuesday" on `today`)?"""
+    if kind == "date":
+        return says_date(text, value, today) is not None
+    if kind == "time":
+        return says_time(text, value) is not None
+    return value.casefold() in text.casefold()
 
 
 def _blueprints(org, scenarios=24, seed=3, max_turns=5):
@@ -54,20 +104,24 @@ def test_it_shapes_each_value_by_field_kind(org):
 
 
 def test_it_hands_over_every_intake_value_in_booking_messages(org):
+    checked = 0
     for blueprint in _blueprints(org, scenarios=33):
         if blueprint.scenario_type != "booking_full_intake":
             continue
-        said = " ".join(blueprint.planned_messages).casefold()
+        said = " ".join(blueprint.planned_messages)
         for field in org.intake_fields:
-            assert blueprint.persona.facts[field.key].casefold() in said, field.key
+            value = blueprint.persona.facts[field.key]
+            assert states(field.kind, value, said, blueprint.reference_date), (field.key, said)
+            checked += 1
         assert blueprint.expected_status == "COMPLETE"
+    assert checked
 
 
 def test_it_writes_typos_for_typo_heavy_customers_but_keeps_values(org):
     # Vocabulary of correctly spelled words: every phrase template plus the values said.
-    vocabulary = set()
-    for pair in (*_PHRASES.values(), *_FIELD_PHRASES.values()):
-        vocabulary |= set(re.findall(r"[a-z]+", " ".join(pair).casefold()))
+    vocabulary = set(DATE_WORDS)
+    for clean, casual in PHRASES.values():
+        vocabulary |= set(re.findall(r"[a-z]+", " ".join([*clean, *casual]).casefold()))
     blueprints = [b for b in _blueprints(org, scenarios=33) if b.persona.style == "typo_heavy"]
     assert blueprints
     for blueprint in blueprints:
@@ -83,7 +137,8 @@ def test_it_writes_typos_for_typo_heavy_customers_but_keeps_values(org):
         said = " ".join(blueprint.planned_messages)
         for field in org.intake_fields:
             if field.kind in ("phone", "email", "date", "name"):
-                assert blueprint.persona.facts[field.key] in said, field.key
+                value = blueprint.persona.facts[field.key]
+                assert states(field.kind, value, said, blueprint.reference_date), field.key
 
 
 def test_it_corrects_to_the_date_the_persona_holds(org):
@@ -96,8 +151,10 @@ def test_it_corrects_to_the_date_the_persona_holds(org):
     assert corrections
     for blueprint in corrections:
         final = blueprint.persona.facts[date_key]
-        assert final in blueprint.planned_messages[-1]
-        assert final not in blueprint.planned_messages[2]
+        today = blueprint.reference_date
+        assert says_date(blueprint.planned_messages[-1], final, today)
+        assert not says_date(blueprint.planned_messages[2], final, today)
+        assert says_date(blueprint.reply_flow[0].reply, final, today)
         assert blueprint.reply_flow and blueprint.reply_flow[0].expected_status == "COMPLETE"
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import date
+
+import pytest
+
 from judge.checks.extraction_accuracy import ExtractionAccuracy, assess_fields
 from tests.judge.factories import demo_manifest, make_case, make_config, quote_is_in_source
 
@@ -70,3 +74,75 @@ def test_it_counts_only_stated_fields_in_the_assessment():
     )
     assessed = {a.key: a.correct for a in assess_fields(case, demo_manifest())}
     assert assessed == {"full_name": True, "phone": False}
+
+
+def _on(case, today):
+    """The case as if its conversation took place on `today` (its reference day)."""
+    blueprint = case.blueprint.model_copy(update={"reference_date": today})
+    return case.model_copy(update={"blueprint": blueprint})
+
+
+def _run_on(today, *turns, facts=None):
+    case = _on(make_case(list(turns), facts=facts), today)
+    return case, ExtractionAccuracy().run(case, demo_manifest(), make_config())
+
+
+TUESDAY = date(2026, 3, 10)  # the persona's date 2026-03-15 is the Sunday after
+
+
+@pytest.mark.parametrize(
+    ("said", "extracted"),
+    [
+        ("this Sunday would suit me, around half ten", "this Sunday"),
+        ("Sunday the 15th, half ten", "Sunday the 15th"),
+        ("the 15th at 10.30", "2026-03-15"),
+        ("on Sunday, half past ten", "Sunday"),
+    ],
+)
+def test_a_relative_date_stated_and_extracted_is_the_day_it_means(said, extracted):
+    case, findings = _run_on(
+        TUESDAY,
+        (said, "Noted.", {"preferred_date": extracted, "preferred_time": "10:30"}),
+    )
+    assert findings == []
+    assessed = {a.key: (a.correct, a.stated_quote) for a in assess_fields(case, demo_manifest())}
+    assert assessed["preferred_date"][0] and assessed["preferred_time"][0], assessed
+    assert assessed["preferred_date"][1] in said and assessed["preferred_time"][1] in said
+
+
+def test_a_relative_date_extracted_as_another_day_is_flagged():
+    case, findings = _run_on(
+        TUESDAY, ("next Sunday please", "Noted.", {"preferred_date": "2026-03-22"})
+    )
+    # "next Sunday" on Tuesday 10 March means the Sunday of next week: the 22nd, not the fact.
+    assert findings == []  # the customer never stated the persona's date: nothing to judge
+    case, findings = _run_on(
+        TUESDAY, ("this Sunday please", "Noted.", {"preferred_date": "next Sunday"})
+    )
+    assert [(f.subject, f.severity) for f in findings] == [("preferred_date", "major")]
+    sources = {e.source: e.quote for e in findings[0].evidence}
+    assert sources == {
+        "extracted": "next Sunday",
+        "customer": "this Sunday",
+        "persona": "2026-03-15",
+    }
+    assert all(quote_is_in_source(case, e) for e in findings[0].evidence)
+
+
+def test_without_a_reference_day_a_relative_date_is_never_taken_for_the_fact():
+    _, findings = _run(("this Sunday please", "Noted.", {"preferred_date": "this Sunday"}))
+    assert findings == []  # "this Sunday" cannot be told to be the 15th: not judged
+    _, findings = _run(
+        ("Sunday the 15th of March please", "Noted.", {"preferred_date": "this Sunday"})
+    )
+    assert [f.subject for f in findings] == ["preferred_date"]
+
+
+def test_a_fuzzy_time_is_the_clock_time_it_names():
+    _, findings = _run(("half ten would be great", "Noted.", {"preferred_time": "10:30"}))
+    assert findings == []
+    _, findings = _run(("around 11 would be great", "Noted.", {"preferred_time": "11:00"}))
+    assert findings == []  # 11:00 is not the persona's 10:30: the fact was never stated
+    _, findings = _run(("half ten please", "Noted.", {"preferred_time": "11:00"}))
+    assert [(f.subject, f.severity) for f in findings] == [("preferred_time", "major")]
+    assert {e.source: e.quote for e in findings[0].evidence}["customer"] == "half ten"

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
 import pytest
 
 from generator.schemas import Blueprint, Persona, ReplyStep
+from judge.fields import values_match
 from judge.schemas import Turn
-from runs.simulator.customer import asked_facts, customer_next_message
+from runs.simulator.customer import asked_facts, customer_next_message, fact_kind, states
 from runs.simulator.extraction import extract_fields
 from tests.simulator.helpers import FIELDS, SERVICES
+
+TODAY = date(2026, 11, 24)  # a Tuesday: the conversation's reference day
+ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 FACTS = {
     "full_name": "Ann Lee",
@@ -30,6 +37,8 @@ def _blueprint(
     max_turns=6,
     key="sc-01",
     facts=None,
+    manner="direct",
+    today=TODAY,
 ):
     return Blueprint(
         key=key,
@@ -37,12 +46,20 @@ def _blueprint(
         title="Book a hygiene clean",
         goal="Book a hygiene clean",
         fixture_key="fx-01",
-        persona=Persona(name="Ann Lee", locale="en_IE", style=style, facts=facts or FACTS),
+        persona=Persona(
+            name="Ann Lee", locale="en_IE", style=style, facts=facts or FACTS, manner=manner
+        ),
         planned_messages=list(planned),
         expected_status=expected,
         reply_flow=[ReplyStep(reply=r, expected_status=expected) for r in flow],
         max_turns=max_turns,
+        reference_date=today,
     )
+
+
+def _said(key, text, today=TODAY):
+    """Does `text` state the persona's fact `key`, in any words?"""
+    return states(fact_kind(key), FACTS[key], text, today)
 
 
 def _history(*pairs):
@@ -90,13 +107,16 @@ def test_it_answers_what_was_asked_from_persona_facts_only(engine, reply, keys):
     message = _next(bp, history, engine)
     assert message is not None
     for key in keys:
-        assert FACTS[key] in message, (key, message)
-    unasked = [key for key in FACTS if key not in keys and FACTS[key] in message]
+        assert _said(key, message), (key, message)
+    unasked = [key for key in FACTS if key not in keys and _said(key, message)]
     assert unasked == [], f"volunteered {unasked}: {message}"
-    # The responder can read the answer back.
-    assert extract_fields(FIELDS, [message], SERVICES) == {
-        k: FACTS[k] for k in keys if k != "preferred_time"
-    }
+    assert not ISO_DATE.search(message), message
+    # The responder can read the answer back: the same values, dates counted from TODAY.
+    extracted = extract_fields(FIELDS, [message], SERVICES)
+    assert set(extracted) == {k for k in keys if k != "preferred_time"}, (extracted, message)
+    kinds = {"preferred_date": "date", "phone": "phone", "email": "email", "service": "choice"}
+    for key, value in extracted.items():
+        assert values_match(kinds.get(key, "text"), value, FACTS[key], TODAY), (key, value)
 
 
 def test_asked_facts_reads_questions_only():
@@ -117,6 +137,10 @@ def test_it_does_not_repeat_a_fact_already_given(engine):
     message = _next(bp, history, engine)
     assert FACTS["phone"] in message
     assert FACTS["full_name"] not in message
+    # Said in other words, a date is said all the same.
+    bp = _blueprint(planned=["I'd like to book for next Wednesday."])
+    history = _history((bp.planned_messages[0], "And your preferred date?", "AWAITING_RESPONSE"))
+    assert _next(bp, history, engine) is None
 
 
 def test_it_stops_when_nothing_it_holds_is_asked(engine):
@@ -166,7 +190,9 @@ def test_a_customer_expected_to_be_kept_waiting_does_not_name_a_service(engine):
     booking = _blueprint(planned=planned, expected="COMPLETE")
     ask_service = _history((planned[0], "Which service would you like?", "AWAITING_RESPONSE"))
     assert _next(vague, ask_service, engine) is None
-    assert _next(booking, ask_service, engine) == f"It is for {FACTS['service']}."
+    answer = _next(booking, ask_service, engine)
+    assert FACTS["service"] in answer
+    assert extract_fields(FIELDS, [answer], SERVICES) == {"service": FACTS["service"]}
     both = "Which service would you like, and could you tell me your full name?"
     message = _next(vague, _history((planned[0], both, "AWAITING_RESPONSE")), engine)
     assert message is not None and FACTS["full_name"] in message
@@ -182,7 +208,7 @@ def test_typo_heavy_answers_keep_the_exact_values(engine, key):
         messages.append(_next(bp, history, engine))
     name_phone, email_date = messages
     assert FACTS["full_name"] in name_phone and FACTS["phone"] in name_phone
-    assert FACTS["email"] in email_date and FACTS["preferred_date"] in email_date
+    assert FACTS["email"] in email_date and _said("preferred_date", email_date), email_date
     casual = f"its {FACTS['full_name']} number is {FACTS['phone']}"
     assert name_phone != casual  # garbled, only the values survive intact
 
@@ -195,7 +221,9 @@ def test_styles_change_the_wording_not_the_values(engine):
         said[style] = _next(bp, history, engine)
         assert FACTS["full_name"] in said[style] and FACTS["phone"] in said[style]
     assert len(set(said.values())) == 3
-    assert said["clean"] == f"My name is {FACTS['full_name']}. My phone number is {FACTS['phone']}."
+    # Clean: whole sentences; casual: lower-case fragments kept apart by a comma.
+    assert re.fullmatch(r"(?:[A-Z][^.]*\.\s?){2}", said["clean"].replace("+353", "353")), said
+    assert said["casual"][:1].islower() and ", " in said["casual"], said["casual"]
 
 
 def test_every_message_is_metered_as_the_simulator(ledger, engine):
@@ -210,7 +238,12 @@ def test_a_casual_answer_keeps_its_fragments_apart():
     from runs.simulator.customer import _answer
 
     facts = {"full_name": "Ann Lee", "phone": "+353 1 234 5678"}
-    casual = _answer(["full_name", "phone"], facts, "casual", random.Random(1))
-    assert casual == "its Ann Lee, number is +353 1 234 5678"
-    clean = _answer(["full_name", "phone"], facts, "clean", random.Random(1))
-    assert clean == "My name is Ann Lee. My phone number is +353 1 234 5678."
+    for seed in range(6):
+        casual = _answer(
+            ["full_name", "phone"], _blueprint(style="casual", facts=facts), random.Random(seed)
+        )
+        name, phone = casual.split(", ")
+        assert "Ann Lee" in name and phone.endswith("+353 1 234 5678"), casual
+        clean = _answer(["full_name", "phone"], _blueprint(facts=facts), random.Random(seed))
+        first, second = clean.split(". ", 1)
+        assert "Ann Lee" in first and second.endswith("+353 1 234 5678."), clean

@@ -112,8 +112,13 @@ def test_a_later_message_overrides_an_earlier_value():
     ("message", "time"),
     [
         ("Ideally at 11:00.", "11:00"),
-        ("at 3pm please", "3pm"),
+        ("at 3pm please", "15:00"),
         ("not 10:00, make it 14:30", "14:30"),
+        ("around 11 if possible", "11:00"),
+        ("half nine or so", "09:30"),
+        ("3ish would be perfect", "15:00"),
+        ("in the morning, at 7 if poss", "07:00"),
+        ("twelve o'clock please", "12:00"),
     ],
 )
 def test_it_extracts_times(message, time):
@@ -146,3 +151,48 @@ def test_only_the_fields_asked_for_are_returned():
 
 def test_nothing_is_extracted_from_small_talk():
     assert _extract("hi there, how are you?", "thanks!") == {}
+
+
+@pytest.mark.parametrize(
+    ("message", "date", "words"),
+    [
+        ("next Tuesday around 11 would be great", "next Tuesday", "next Tuesday"),
+        ("can i come in tomorrow morning, half nine", "tomorrow", "tomorrow"),
+        ("Friday the 12th would suit me", "Friday the 12th", "Friday the 12th"),
+        ("the 4th of December around 11", "4 December", "the 4th of December"),
+        ("Hmm, the 9th I think", "the 9th", "the 9th"),
+        ("early next week, say Tuesday", "next Tuesday", "next Tuesday"),
+        ("not next Tuesday, make it Friday the 4th please", "Friday the 4th", "Friday the 4th"),
+        ("I'm free on Saturday, 9am would be perfect", "Saturday", "on Saturday"),
+    ],
+)
+def test_it_keeps_a_spoken_date_in_a_standard_spelling_and_the_customers_words(
+    message, date, words
+):
+    from runs.simulator.extraction import extract_spoken
+
+    found = extract_spoken(ALL, [message], SERVICES)
+    assert found["preferred_date"] == (date, words)
+
+
+def test_a_weekday_in_a_question_about_opening_hours_is_not_a_preferred_date():
+    assert "preferred_date" not in _extract("how much is a hygiene clean and r u open Tuesday?")
+    assert _extract("are you open on Saturday? if so, Saturday at 10 please") == {
+        "preferred_date": "Saturday",
+        "preferred_time": "10:00",
+    }
+
+
+def test_a_change_of_mind_keeps_the_service_the_customer_settles_on():
+    assert (
+        _extract("a check-up and exam please", "actually make that a hygiene clean instead")[
+            "service"
+        ]
+        == "Hygiene clean"
+    )
+    assert _extract("a hygiene clean instead of the check-up and exam") == {
+        "service": "Hygiene clean"
+    }
+    assert _extract("not the hygiene clean, the check-up and exam") == {
+        "service": "Check-up and exam"
+    }

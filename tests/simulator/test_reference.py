@@ -8,6 +8,7 @@ import pytest
 
 from qalab.llm import get_engine
 from qalab.llm.base import BudgetExceeded, NullLedger
+from runs.simulator.contract import KbEntry
 from runs.simulator.reference import MAX_TOKENS, PROMPT, reference_respond, service_names
 from runs.simulator.retrieval import kb_index
 from tests.simulator.helpers import FIELDS, KB, KB_TEXT, REQUIRED, SERVICES, request
@@ -291,3 +292,176 @@ def test_the_customers_own_name_is_never_an_unknown_topic(engine):
         "ok and is there a waiting list? my name is Dillon Diffin, number is +353 2 689 2970",
     )
     assert "dillon" not in reply.reply.casefold() and "diffin" not in reply.reply.casefold()
+
+
+# --------------------------------------------------------------------------- issue 14 defects
+
+STAFF_DOCS = [
+    KbEntry(
+        id="sheet-guidelines",
+        title="Team guidelines",
+        text=(
+            "## Booking\n\nCollect full name, phone number, service and preferred date before "
+            "confirming that a booking request is sent. Ask at most two questions per message.\n\n"
+            "## Safety\n\nNever diagnose. Offer an emergency appointment for pain and give the "
+            "emergency policy for severe symptoms.\n"
+        ),
+    ),
+    KbEntry(
+        id="notes-email",
+        title="Internal email",
+        text="Please also remind people: appointments cancelled late are charged a fee.\n",
+    ),
+    KbEntry(
+        id="faq",
+        title="Frequently asked questions",
+        text=(
+            "Q: What is your policy on diagnosis?\nA: The assistant never diagnoses, prescribes "
+            "or gives medical advice; patients in pain are offered an emergency appointment.\n\n"
+            "We cannot diagnose over chat or email. If you are in pain, ask for an emergency "
+            "appointment.\n"
+        ),
+    ),
+]
+DIRECTIVES = [
+    "Collect full name",
+    "Ask at most two questions",
+    "Never diagnose",
+    "Offer an emergency appointment",
+    "remind people",
+    "The assistant never diagnoses",
+]
+
+
+@pytest.mark.parametrize(
+    "conversation",
+    [
+        ["What do you need from me to book an appointment?"],
+        ["What is your policy on diagnosis?"],
+        ["My tooth is in terrible pain, what should I take?"],
+        ["What is your cancellation policy?", "Noted.", "Does that also apply to a filling?"],
+        ["Can I book a hygiene clean?"],
+    ],
+)
+def test_instructions_for_staff_or_the_bot_are_never_quoted(engine, conversation):
+    out = _respond(engine, *conversation, kb=[*KB, *STAFF_DOCS])
+    assert not [d for d in DIRECTIVES if d.casefold() in out.reply.casefold()], out.reply
+
+
+def test_a_customer_who_is_not_sure_gets_suggestions_not_the_same_question(engine):
+    messages = ["hi, need to come in for something"]
+    first = _respond(engine, *messages)
+    assert "service" in first.reply.casefold() and "?" in first.reply
+    messages += [first.reply, "whenever really, soon-ish, its Ann Lee"]
+    second = _respond(engine, *messages)
+    assert second.reply.count("?") <= 1
+    assert "Which service would you like" not in second.reply, second.reply
+    messages += [second.reply, "dunno yet, what would u suggest?"]
+    third = _respond(engine, *messages)
+    assert all(s in third.reply for s in SERVICES), third.reply
+    assert third.reply.rstrip().endswith("?") and third.status == "AWAITING_RESPONSE"
+    replies = [first.reply, second.reply, third.reply]
+    assert len({r.split(". ")[-1] for r in replies}) == 3  # never the same question twice
+
+
+def test_an_honest_decline_fits_the_question_asked(engine):
+    first = _respond(engine, "do you do sedation dentistry? how much?")
+    assert "sedation dentistry" in first.reply and "offer" in first.reply
+    assert "price" in first.reply
+    second = _respond(
+        engine,
+        "do you do sedation dentistry? how much?",
+        first.reply,
+        "Is there a waiting list for it?",
+    )
+    assert "waiting list" in second.reply and "sedation dentistry" in second.reply, second.reply
+    assert "price" not in second.reply and "offer it" not in second.reply
+    parking = _respond(engine, "Is there anywhere to park nearby?")
+    assert "where to park" in parking.reply and "whether there is one" in parking.reply
+    assert "price" not in parking.reply
+
+
+def test_a_policy_follow_up_is_answered_about_the_policy(engine):
+    first = _respond(engine, "What is your cancellation policy?")
+    out = _respond(
+        engine,
+        "What is your cancellation policy?",
+        first.reply,
+        "Does that also apply to a filling?",
+    )
+    assert "24 hours notice" in out.reply and "25 EUR" in out.reply, out.reply
+    assert "120 EUR" not in out.reply and "exception" in out.reply
+
+
+def test_kb_typos_are_quoted_in_the_kbs_usual_spelling(engine):
+    kb = [
+        KbEntry(id="prices", title="Price list", text="Mouthguard fitting | 150 EUR | 30 min\n"),
+        KbEntry(
+            id="expect",
+            title="What to expect",
+            text="## Mouthguard fitting\n\nCusom sports mouthguard, two visits.\n",
+        ),
+        KbEntry(id="about", title="About us", text="We make custom sports guards.\n"),
+        KbEntry(id="kids", title="Children", text="Custom fitted guards for children too.\n"),
+    ]
+    out = _respond(engine, "Tell me about the sports mouthguard.", kb=kb)
+    assert "Custom sports mouthguard" in out.reply and "Cusom" not in out.reply, out.reply
+
+
+def test_a_relative_date_is_kept_and_read_back_in_the_customers_words(engine):
+    everything = "My name is Ann Lee. My number is +353 1 234 5678."
+    from runs.simulator.contract import IntakeFieldRef
+
+    time = IntakeFieldRef(key="preferred_time", label="Preferred time", required=False)
+    out = _respond(
+        engine,
+        f"Can I book a hygiene clean? {everything}",
+        "Could you tell me your preferred date?",
+        "Next Tuesday would be great, around 11 if possible.",
+        fields=[*FIELDS, time],
+    )
+    assert out.extracted["preferred_time"] == "11:00"
+    assert out.status == "COMPLETE"
+    assert out.extracted["preferred_date"] == "next Tuesday"
+    assert "next Tuesday around 11" in out.reply, out.reply
+    assert not re.search(r"\d{1,2}:\d{2}", out.reply)  # no clock time the customer never wrote
+
+
+def test_a_change_of_mind_is_taken_and_acknowledged(engine):
+    out = _respond(
+        engine,
+        "Hi, can I book a check-up and exam?",
+        "Could you tell me your full name and phone number?",
+        "It's Ann Lee. Actually, sorry, make that a hygiene clean instead.",
+    )
+    assert out.extracted["service"] == "Hygiene clean"
+    assert "changed the service to Hygiene clean" in out.reply
+    assert "phone number" in out.reply and "?" in out.reply
+
+
+def test_a_question_asked_alongside_an_answer_is_answered(engine):
+    everything = "My name is Ann Lee. My number is +353 1 234 5678."
+    out = _respond(
+        engine,
+        f"Can I book a hygiene clean? {everything}",
+        "Could you tell me your preferred date?",
+        "Friday the 4th of December works for me. How long will it take, roughly?",
+    )
+    assert "45 min" in out.reply and out.status == "COMPLETE", out.reply
+    assert "on Friday the 4th of December" in out.reply
+
+
+def test_thanks_get_a_welcome_and_keep_a_complete_booking_complete(engine):
+    everything = "My name is Ann Lee. My number is +353 1 234 5678. The 2nd of December."
+    first = _respond(engine, f"Can I book a hygiene clean? {everything}")
+    assert first.status == "COMPLETE"
+    out = _respond(
+        engine,
+        f"Can I book a hygiene clean? {everything}",
+        first.reply,
+        "Great, thanks - you've been very helpful!",
+    )
+    assert out.status == "COMPLETE" and out.reply.startswith("You're welcome")
+    assert "?" not in out.reply
+    alone = _respond(engine, "How much is a hygiene clean?", "80 EUR.", "perfect thanks")
+    assert alone.status == "COMPLETE" and alone.reply.startswith("You're welcome")
