@@ -283,7 +283,7 @@ def _compliant_brain(seed: int, scenarios: int, max_turns: int):
     def brain(body: dict) -> dict | None:
         title = schema_title(body)
         if title == "Manifest":
-            return build_manifest(org).model_dump(mode="json")
+            return build_manifest(org).model_dump(mode="json", exclude={"instructions"})
         if title == "BlueprintSet":
             return {"blueprints": [b.model_dump(mode="json") for b in blueprints]}
         return notes_brain(body)
@@ -296,7 +296,12 @@ def test_generation_stays_within_30_percent_of_the_quick_budget(demo_org, tmp_pa
         FakeOpenAI(seed=8, brain=_compliant_brain(13, 12, 4)) as server,
         openai_settings(server),
     ):
-        code, report = qalab_run("--org", "demo", "--inline", "--seed", "13", tmp_path=tmp_path)
+        # Room above the Quick budget so the judge's LLM review of every case fits on this test
+        # server (its schema-filled replies are long: the whole run takes ~53k); the generator's
+        # share is measured against the Quick budget itself below.
+        code, report = qalab_run(
+            "--org", "demo", "--inline", "--seed", "13", "--budget", "70000", tmp_path=tmp_path
+        )
     assert code in (0, 1), report["error"]
     generator = LlmCall.objects.filter(run_id=report["run_id"], role="generator")
     assert not generator.filter(status__in=("fallback", "invalid")).exists()

@@ -54,8 +54,9 @@ def reviewers(django_user_model: Any) -> tuple[Any, Any]:
 
 @pytest.fixture
 def locked_run(demo_org: Organization) -> Run:
-    """A reported (locked) run with findings: the canary invents a price in every reply."""
-    run = start_run(demo_org, responder=INVENT)
+    """A reported (locked) run with findings: the canary invents a price in every reply (one
+    finding per case, its occurrences folded together)."""
+    run = start_run(demo_org, responder=INVENT, scenarios=4)
     assert run.locked_at is not None and run.status == RunStatus.DONE
     assert run.findings.count() >= 4
     return run
@@ -577,8 +578,13 @@ def test_the_case_view_marks_quotes_in_their_turn_and_compares_fields(
             text = turns[turn]["reply" if ev["source"] == "reply" else "customer"]
             assert (ev["quote"], f.id) in turns[turn][side]
             assert ev["quote"] in text
-            # ...and in no other turn.
-            others = [t for i, t in turns.items() if i != turn]
+            # ...and in no other turn (a merged finding may quote the same words in several).
+            cited = {
+                f.turn_index if e.get("turn") is None else e["turn"]
+                for e in f.evidence
+                if e["source"] == ev["source"] and e["quote"] == ev["quote"]
+            }
+            others = [t for i, t in turns.items() if i not in cited]
             assert all((ev["quote"], f.id) not in t[side] for t in others)
             marked.add(ev["source"])
     assert marked == {"reply", "customer"}
@@ -639,6 +645,8 @@ def test_the_case_view_marks_quotes_in_their_turn_and_compares_fields(
 def _triage_some(run: Run, reviewers: tuple[Any, Any], states: list[str]) -> None:
     ids = _ids(run)
     for i, state in enumerate(states):
+        if not ids[i::5]:
+            continue  # a small run may have fewer findings than states
         services.finding_triage(
             run=run, finding_ids=ids[i::5], state=state, reviewer=reviewers[i % 2]
         )
