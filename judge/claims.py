@@ -197,7 +197,8 @@ _OTHER_MONEY = re.compile(
     r"|x-?rays?|crowns?|root canal|extractions?|larger|additional|extra|total|together|combined"
     r"|altogether|both|in all|comes? to|discount\w*|off|save|saving|vouchers?|coupons?|from"
     r"|starting|up to|under|over|less than|more than|per|each|was|were|previously|used to"
-    r"|instead of)\b|%",
+    r"|instead of|above|below|beyond|exceed\w*|estimat\w*|threshold|limit\w*|minimum|maximum"
+    r"|approv\w*)\b|%",
     re.IGNORECASE,
 )
 _OTHER_DURATION = re.compile(
