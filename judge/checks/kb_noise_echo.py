@@ -38,6 +38,7 @@ _MAX_TYPO_COUNT = 2
 _MIN_FREQUENT = 3
 _FREQUENCY_RATIO = 3
 _MIN_TYPO_LENGTH = 4
+_LONG_WORD = 8
 _MAX_CODE_LENGTH = 5
 _MAX_QUOTES = 6
 
@@ -311,6 +312,10 @@ class _Lexicon:
                 # letter pair no known word has) is enough.
                 if not (known or self._likelier(other, word, odd)):
                     continue
+            elif len(word) >= _LONG_WORD and operation == "insert":
+                # A long word missing a letter of a known word ("apointments", "Vaccinaton")
+                # is rarely a word itself: short ones are (list/lit, scale/sale).
+                pass
             elif not odd - _bigrams(other):
                 # Any other edit (a letter dropped, added or changed) turns real words into
                 # real words too (list/lift, sale/scale): it counts only when it makes a letter

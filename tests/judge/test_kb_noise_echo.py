@@ -221,6 +221,12 @@ def test_an_inferred_typo_without_a_planted_record_is_a_finding() -> None:
         ),
         ("Neevr diagnose over chat.", "We neevr diagnose over chat.", "neevr"),
         ("To reqquest a slot, call us.", "To reqquest a slot, call us.", "reqquest"),
+        # a long word missing a letter of a known word
+        (
+            "Vaccinaton apointments are 20 min. Booster vaccination: 55 EUR.",
+            "Vaccinaton apointments are 20 min.",
+            "Vaccinaton",
+        ),
     ],
 )
 def test_inferred_typos_of_each_kind(kb_text: str, reply: str, subject: str) -> None:
@@ -268,6 +274,12 @@ def test_inferred_typos_still_respect_the_customer() -> None:
             "Price list. Price list. Price list. Take the lift. The order of service. "
             "Order online. Order now. Older children. A scale and polish. Sale prices. Sale.",
             "Take the lift to our older children's room for a scale and polish.",
+        ),
+        # long words one letter apart that are both words
+        (
+            "Travelling with a pet? Traveling pets need a passport. A brushed coat, a crushed "
+            "leg. Dental appointment, dental appointments.",
+            "Traveling pets need a passport and a brushed coat.",
         ),
         # an email address and a web address are not words
         (
