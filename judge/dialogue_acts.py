@@ -89,8 +89,7 @@ _CLARIFY = re.compile(
 )
 # "Does that also apply to X?" asks about the previous topic: sharing X's words is no answer.
 _ANAPHORIC = re.compile(
-    r"\b(?:that|it|this|the same)\b.*\b(?:apply|applies|also|too|same|include|count|work)\b"
-    r"|\b(?:also|too)\b.*\b(?:that|it|this)\b",
+    r"\b(?:that|it|this|the same)\b.*\b(?:apply|applies|also|too|same|include|count|work)\b",
     re.IGNORECASE,
 )
 _STANCE = re.compile(
@@ -201,7 +200,9 @@ _PROCEEDS = re.compile(
 _HINTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str] | None], ...] = (
     (
         re.compile(
-            r"\b(?:price|cost|costs|fee|fees|charge|rate|rates|pay|cheap|expensive)\b", re.I
+            r"\b(?:price|cost|costs|fee|fees|charge|rate|rates|pay|cheap|cheaper|expensive|"
+            r"dearer|more|extra|less)\b",
+            re.I,
         ),
         frozenset({"money", "percent"}),
         None,
@@ -265,9 +266,15 @@ _GENERIC = frozenset(
 )
 
 
+_COMPOUND = re.compile(r"\b([a-z]+)-([a-z]+)\b")
+
+
 def content_words(text: str) -> frozenset[str]:
-    """Stemmed content words of `text` (no function words, no bare numbers)."""
-    return frozenset(stem(w) for w in words(text) if w not in STOP and not w.isdigit())
+    """Stemmed content words of `text` (no function words, no bare numbers); a hyphenated
+    compound also counts joined ("E-bike" meets "ebike")."""
+    found = {stem(w) for w in words(text) if w not in STOP and not w.isdigit()}
+    found |= {stem(a + b) for a, b in _COMPOUND.findall(text.casefold())}
+    return frozenset(found)
 
 
 def topic_words(text: str) -> frozenset[str]:
