@@ -316,7 +316,8 @@ def says_date(text: str, iso: str, today: date | None) -> DatePhrase | None:
 
 # --------------------------------------------------------------------------- times
 
-_HOUR_WORDS = {
+# "one" .. "twelve": the numbers people write as words (hours, counts); shared with the judge.
+NUMBER_WORDS = {
     w: n
     for n, w in enumerate(
         [
@@ -336,7 +337,7 @@ _HOUR_WORDS = {
         start=1,
     )
 }
-_H = r"(1[0-2]|0?[1-9]|" + "|".join(sorted(_HOUR_WORDS, key=len, reverse=True)) + r")"
+_H = r"(1[0-2]|0?[1-9]|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 _AMPM = r"(a\.?m\.?|p\.?m\.?)"
 _NOT_A_TIME_AFTER = (
     r"(?![:.]?\d)(?!\s*(?:-\s*\d|to\s+\d|min|mins|minutes?|hours?|hrs?|days?|weeks?|months?|"
@@ -375,7 +376,7 @@ class TimePhrase:
 
 
 def _hour(raw: str) -> int:
-    return _HOUR_WORDS.get(raw.casefold()) or int(raw)
+    return NUMBER_WORDS.get(raw.casefold()) or int(raw)
 
 
 def _day_hour(hour: int, ampm: str | None, part: str | None) -> int:
@@ -502,7 +503,7 @@ def say_date(day: date, today: date | None, rng: random.Random, manner: Manner) 
     return rng.choice(named or options)
 
 
-_WORD_OF_HOUR = {n: w for w, n in _HOUR_WORDS.items()}
+_WORD_OF_HOUR = {n: w for w, n in NUMBER_WORDS.items()}
 
 
 def _twelve(hour: int) -> int:

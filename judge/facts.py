@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from itertools import combinations_with_replacement
 
+from generator.dates import NUMBER_WORDS
+
 FACT_KINDS = ("money", "time", "duration", "percent", "phone", "email", "url")
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -225,13 +227,7 @@ _HOUR_RANGE = re.compile(
 )
 
 
-_HOUR_WORDS = {
-    w: i + 1
-    for i, w in enumerate(
-        re.findall(r"\w+", "one two three four five six seven eight nine ten eleven twelve")
-    )
-}
-_HOUR_TOKEN = r"(\d{1,2}|" + "|".join(_HOUR_WORDS) + r")"
+_HOUR_TOKEN = r"(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")"
 # "ten o'clock", "half 9" / "half past 9" (9:30), "quarter past 10", "quarter to 11", "noon".
 _SPOKEN_TIME = re.compile(
     rf"\b{_HOUR_TOKEN}\s*o'?\s?clock\b|\bhalf(?:\s+past)?\s+{_HOUR_TOKEN}\b"
@@ -241,7 +237,7 @@ _SPOKEN_TIME = re.compile(
 
 
 def _hour(token: str) -> int:
-    return _HOUR_WORDS.get(token.casefold()) or int(token)
+    return NUMBER_WORDS.get(token.casefold()) or int(token)
 
 
 def _both_halves(hour: int, minute: int) -> set[str]:
@@ -399,14 +395,16 @@ def _arithmetic(
 
 
 def conversation_counts(text: str) -> set[int]:
-    """Whole numbers 2-100 written in text (digits or words) outside any fact (a price, time or
-    phone number is not a count): the multipliers a total may use ("4 days", "two tickets")."""
+    """Whole numbers 2-100 written in text (digits or words) outside any fact but a duration (a
+    price, time or phone number is not a count): the multipliers a total may use ("4 days",
+    "two tickets")."""
     chars = list(text)
     for fact in extract_facts(text):
-        _mask(chars, fact.start, fact.end)
+        if fact.kind != "duration":  # "4 days" is a count of days
+            _mask(chars, fact.start, fact.end)
     text = "".join(chars)
     found = {int(w) for w in re.findall(r"(?<![\d.,])\d{1,3}(?![\d.,]\d)", text)}
-    found |= {_HOUR_WORDS[w] for w in re.findall(r"[a-z]+", text.casefold()) if w in _HOUR_WORDS}
+    found |= {NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.casefold()) if w in NUMBER_WORDS}
     return {n for n in found if 2 <= n <= 100}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from generator.dates import NUMBER_WORDS
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.dialogue_acts import questions
@@ -141,13 +142,7 @@ def _mentioned(text: str, items: dict[str, frozenset[str]]) -> list[str]:
     return [n for n in found if not any(items[n] < items[o] for o in found)]
 
 
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        words("zero one two three four five six seven eight nine ten eleven twelve")
-    )
-}
-_COUNT = r"(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
+_COUNT = r"(\d{1,3}|" + "|".join(NUMBER_WORDS) + r")"
 # How many people: "5 adults", "group of 5", "table for four", "10 ppl".
 _PARTY = re.compile(
     rf"\b{_COUNT}\s+(?:people|persons?|players?|guests?|of us|pax|ppl|participants?|attendees?|"
@@ -172,7 +167,7 @@ _SUBGROUP = re.compile(
 
 
 def _number(raw: str) -> int:
-    return _NUMBER_WORDS.get(raw.casefold()) or int(raw)
+    return NUMBER_WORDS.get(raw.casefold()) or int(raw)
 
 
 def _counts(text: str) -> dict[str, str]:

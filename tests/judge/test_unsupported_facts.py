@@ -144,3 +144,8 @@ def test_it_reads_pence_kr_chf_and_weeks():
         fingerprint("unsupported_facts", key)
         for key in ("money:24.50 GBX", "money:120 KR", "money:15 CHF", "duration:40320")
     ]
+
+
+def test_a_daily_rate_times_the_days_the_customer_asked_for_is_supported():
+    _, findings = _run(("A clean every day for 4 days?", "The total is 320 EUR."))
+    assert findings == []
