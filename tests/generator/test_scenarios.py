@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date, time
 
-from generator.dates import MONTH_NAMES, WEEKDAY_NAMES, says_date, says_time
+from generator.dates import MONTH_NAMES, NUMBER_WORDS, WEEKDAY_NAMES, says_date, says_time
 from generator.domain import hours_by_weekday
 from generator.personas import faker_for, make_persona
 from generator.scenarios import SCENARIO_TYPES, build_blueprints, plan_scenarios
@@ -42,18 +42,7 @@ DATE_WORDS = {w.casefold() for w in (*MONTH_NAMES, *WEEKDAY_NAMES)} | set(
         "nd",
         "rd",
         "th",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
+        *NUMBER_WORDS,
     ]
 )
 
