@@ -10,7 +10,7 @@ from generator.dates import NUMBER_WORDS
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.dialogue_acts import questions
-from judge.facts import extract_facts, loose_hours, phone_digits
+from judge.facts import extract_facts, loose_hours, phone_digits, time_variants
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import sentence_at, split_sentences, words
 
@@ -43,7 +43,8 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _NAME = re.compile(
-    r"\b(?i:my name is|my name's|name is|i am|i'm|im|this is|it's|its|call me)\s+"
+    r"\b(?i:my name is|my name's|name is|name's|names|name:|i am|i'm|im|this is|it's|its|"
+    r"call me)\s+"
     r"([A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+)?)"
 )
 _NAME_INTRO = re.compile(
@@ -55,12 +56,23 @@ _ADDRESS = re.compile(
     r"okay|got it)[,!]?\s+([A-Z][a-zA-Z'\-]+)\b"
 )
 # A restating sentence may also say other things: "We're closed on Sunday; Saturday is booked."
-_CLAUSE = re.compile(r"[;,:]\s+|\s+(?:but|and|although|while|whereas)\s+", re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"[;,:]\s+|\s+[—–-]\s+|\s+(?:but|and|although|while|whereas)\s+", re.IGNORECASE
+)
+# A clause with a verb of its own says something new; one without ("Booked: Semi-private,
+# Tuesday 18:00", "for the Garden Room, Saturday 15th and Sunday 16th") continues the last.
+_OWN_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|'s|'re|isn't|aren't|open|opens|close|closes|closed|work|works|"
+    r"have|has|do|does|don't|can|can't|will|won't|would|could|should|must|need|needs|runs?|"
+    r"starts?|ends?|fits?|suits?|we|i|you|they|it)\b",
+    re.IGNORECASE,
+)
 # A sentence that restates the booking: a day or time there is the customer's, not the hours.
 _RESTATES = re.compile(
     r"\b(?:book|booked|booking|reserv|schedul|confirm|appointment|see you|you said|you mentioned|"
     r"you asked|your (?:visit|slot|appointment|booking|reservation|request|table|session|class)|"
-    r"pencil|noted|note|put you down|passed on|request|for you on|lined up|set for|all set|"
+    r"pencil|noted|(?:i'll|i will|i've|let me) note|put you down|passed on|request|for you on|"
+    r"lined up|set for|all set|arriv|collecting|collection on\b|pick(?:ing)? (?:it )?up on|"
     r"so that's|that's a|to confirm|just to confirm|summary|submitted|logged|registered|"
     r"updated|changed|moved)",
     re.IGNORECASE,
@@ -94,6 +106,20 @@ _NOT_NAMES = frozenset(
         "in",
         "on",
         "at",
+        # Capitalized at the start of a sentence, never a name: "What's your name?"
+        "what",
+        "that",
+        "there",
+        "here",
+        "who",
+        "where",
+        "when",
+        "today",
+        "tomorrow",
+        "everyone",
+        "everything",
+        "let",
+        "one",
     ]
 )
 
@@ -166,6 +192,44 @@ _SUBGROUP = re.compile(
 )
 
 
+def restating_clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence that restate the booking: those with a restating word and the
+    verbless ones that continue them."""
+    out: list[str] = []
+    carrying = False
+    for clause in _CLAUSE.split(sentence):
+        carrying = bool(_RESTATES.search(clause)) or (carrying and not _OWN_VERB.search(clause))
+        if carrying:
+            out.append(clause)
+    return out
+
+
+# The person the customer asks to see: "a skin fade with Kemal", "can I see Dr Patel".
+_WITH = re.compile(r"\b(?:with|see)\s+(?:(?:Dr|Dr\.|Mr|Mrs|Ms|Miss)\s+)?([A-Z][a-z'\-]+)\b")
+
+
+def _people(text: str) -> list[str]:
+    """Capitalized names after "with"/"see" in text, days, months and common words aside."""
+    return [
+        m.group(1)
+        for m in _WITH.finditer(text)
+        if m.group(1).casefold() not in _NOT_NAMES
+        and _DAY.fullmatch(m.group(1)) is None
+        and m.group(1)[:3].casefold() not in _MONTHS
+    ]
+
+
+# Everyone listed: "me, my wife and our 15 yo" is three.
+_MEMBER = (
+    r"(?:me|myself|(?:my|our) (?:\w+ )?(?:wife|husband|partner|son|daughter|mum|mom|dad|mother|"
+    r"father|friend|brother|sister|boyfriend|girlfriend|fianc[eé]e?|baby|youngest|eldest|oldest|"
+    r"\d{1,2} ?(?:yo|y/o|year old|year-old)))"
+)
+_LISTED = re.compile(
+    rf"\b{_MEMBER}(?:\s*,\s*{_MEMBER})*,?\s+(?:and|&|\+)\s+{_MEMBER}\b", re.IGNORECASE
+)
+
+
 def _number(raw: str) -> int:
     return NUMBER_WORDS.get(raw.casefold()) or int(raw)
 
@@ -177,6 +241,10 @@ def _counts(text: str) -> dict[str, str]:
     found = {str(_number(m.group(1) or m.group(2))): m.group(0) for m in _PARTY.finditer(text)}
     if found:
         return found
+    listed = _LISTED.search(text)
+    if listed:
+        count = len(re.findall(_MEMBER, listed.group(0), re.IGNORECASE))
+        return {str(count): listed.group(0)}
     parts = [(_number(m.group(1)), m.group(0)) for m in _SUBGROUP.finditer(text)]
     if parts:
         return {f"{sum(n for n, _ in parts)}+": parts[0][1]}
@@ -265,6 +333,11 @@ def _customer_slots(text: str, turn: int, said: _Said, items: dict[str, frozense
                 said.put("surname", m.group(1).split()[-1].casefold(), m.group(1), turn)
     for m in _RELATIVE.finditer(text):
         said.put("other_name", m.group(1).casefold(), m.group(1), turn)
+    for person in _people(text)[:1]:
+        said.put("person", person.casefold(), person, turn)
+    for fact in extract_facts(text):
+        if fact.kind == "money":
+            said.put(f"amount:{fact.value}", fact.value, text[fact.start : fact.end], turn)
     for m in _CODE.finditer(text):
         said.put(f"code:{_code_shape(m.group(0))}", m.group(0), m.group(0), turn)
     party = _counts(text)
@@ -276,8 +349,12 @@ def _customer_slots(text: str, turn: int, said: _Said, items: dict[str, frozense
         said.put("name", intro.group(1).split()[0].casefold(), intro.group(1), turn)
         said.put("surname", intro.group(1).split()[-1].casefold(), intro.group(1), turn)
     for fact in extract_facts(text):
-        if fact.kind in ("phone", "email", "time"):
+        if fact.kind in ("phone", "email"):
             said.put(fact.kind, fact.value, text[fact.start : fact.end], turn)
+        elif fact.kind == "time":
+            said.put(
+                "time", "|".join(sorted(time_variants(fact))), text[fact.start : fact.end], turn
+            )
     # An item asked about ("is whitening covered?") is not an item chosen ("whitening please",
     # "can I book a whitening?").
     chosen = [
@@ -298,6 +375,35 @@ def _customer_slots(text: str, turn: int, said: _Said, items: dict[str, frozense
         kept = _kept(found, text)
         if kept:
             said.put(slot, "|".join(sorted(kept)), ", ".join(kept.values()), turn)
+    # "friday the 14th" after "15th June": the day of month said last replaces the full date.
+    for slot, other in (("date", "day_of_month"), ("day_of_month", "date")):
+        held, stale = said.values.get(slot), said.values.get(other)
+        if held and stale and held[2] == turn and stale[2] < turn:
+            del said.values[other]
+    # "party is saturday 14th. can i collect friday 13th?": the day of each event.
+    for clause in re.split(r"(?<=[.!?;])\s+|,\s+", text):
+        for role, day, quote in _role_days(clause):
+            said.put(f"{role} day", day, quote, turn)
+
+
+# What a day is for: the customer arriving, leaving, collecting or having something delivered.
+_ROLES = {
+    "arrival": re.compile(r"\b(?:arriv\w*|check(?:ing)?[- ]in|coming)\b", re.I),
+    "departure": re.compile(r"\b(?:leav\w*|depart\w*|check(?:ing)?[- ]out)\b", re.I),
+    "collection": re.compile(r"\b(?:collect\w*|pick(?:ing)?[- ]?(?:it |them )?up)\b", re.I),
+    "delivery": re.compile(r"\bdeliver\w*", re.I),
+}
+
+
+def _role_days(clause: str) -> list[tuple[str, str, str]]:
+    """(role, weekday, verbatim) when a clause names exactly one role and one weekday."""
+    roles = [r for r, pattern in _ROLES.items() if pattern.search(clause)]
+    days = {_day(m.group(1)): m.group(0) for m in _DAY.finditer(clause)}
+    kept = _kept(days, clause)
+    if len(roles) != 1 or len(kept) != 1:
+        return []
+    [(day, quote)] = kept.items()
+    return [(roles[0], day, quote)]
 
 
 def _conflicts(
@@ -325,6 +431,7 @@ def _conflicts(
             if word[0].isupper() and len(word) > 2 and not word.isupper():
                 sentence = sentence_at(sentences, m.start(1))
                 out.append(("name", word, sentence.text if sentence else reply))
+    kb_times = {f.value for f in extract_facts(kb) if f.kind == "time"} | loose_hours(kb)
     for fact in extract_facts(reply):
         if fact.kind not in ("phone", "email", "time") or fact.kind not in said.values:
             continue
@@ -332,11 +439,12 @@ def _conflicts(
         sentence = sentence_at(sentences, fact.start)
         text = sentence.text if sentence else reply
         if fact.kind == "time":
-            clause = next(
-                (c for c in _CLAUSE.split(text) if reply[fact.start : fact.end] in c), text
-            )
-            # "9-10am" then "the 10-11 slot": a loosely named hour the customer said counts.
-            if not _RESTATES.search(clause) or fact.value in loose_hours(customer):
+            restating = restating_clauses(text)
+            # "9-10am" then "the 10-11 slot": a loosely named hour the customer said counts;
+            # "6:30" said without am/pm is also 18:30.
+            if not any(reply[fact.start : fact.end] in c for c in restating):
+                continue
+            if time_variants(fact) & (set(value.split("|")) | loose_hours(customer) | kb_times):
                 continue
         if fact.kind == "phone":
             # The same number in another format, or a business number from the KB.
@@ -346,10 +454,33 @@ def _conflicts(
         elif fact.value == value or reply[fact.start : fact.end] in kb:
             continue
         out.append((fact.kind, reply[fact.start : fact.end], text))
+    amounts = [v for slot, v in said.values.items() if slot.startswith("amount:")]
+    kb_money = {f.value for f in extract_facts(kb) if f.kind == "money"}
+    for fact in extract_facts(reply):
+        if (
+            fact.kind != "money"
+            or fact.value in kb_money
+            or any(fact.value == a[0] for a in amounts)
+        ):
+            continue
+        # "$1,430" for the customer's "$1,340": their own figure with its digits swapped.
+        digits = re.sub(r"\D", "", fact.value)
+        for value, _quote, _ in amounts:
+            theirs = re.sub(r"\D", "", value)
+            if len(digits) >= 3 and sorted(digits) == sorted(theirs):
+                sentence = sentence_at(sentences, fact.start)
+                out.append(
+                    (
+                        f"amount:{value}",
+                        reply[fact.start : fact.end],
+                        sentence.text if sentence else reply,
+                    )
+                )
+                break
     for sentence in sentences:
         if not _RESTATES.search(sentence.text):
             continue
-        clauses = [c for c in _CLAUSE.split(sentence.text) if _RESTATES.search(c)]
+        clauses = restating_clauses(sentence.text)
         for slot, found in (
             ("day", {_day(m.group(1)): m.group(0) for c in clauses for m in _DAY.finditer(c)}),
             ("date", dict(d for c in clauses for d in _dates(c))),
@@ -361,6 +492,11 @@ def _conflicts(
             other = [quote for value, quote in found.items() if value not in held[0].split("|")]
             if other:
                 out.append((slot, other[0], sentence.text))
+        for clause in clauses:
+            for role, day, quote in _role_days(clause):
+                held_role = said.values.get(f"{role} day")
+                if held_role and held_role[0] != day:
+                    out.append((f"{role} day", quote, sentence.text))
         for m in _CODE.finditer(sentence.text):
             held_code = said.values.get(f"code:{_code_shape(m.group(0))}")
             if held_code and held_code[0] != m.group(0) and m.group(0) not in kb:
@@ -380,6 +516,12 @@ def _conflicts(
                     continue
                 out.append(("other_name", word, sentence.text))
                 break
+        held_person = said.values.get("person")
+        if held_person and held_person[0] not in sentence.text.casefold():
+            for person in _people(" ".join(clauses)):
+                if person.casefold() not in f"{customer}\n{held_person[0]}".casefold():
+                    out.append(("person", person, sentence.text))
+                    break
         held_item = said.values.get("item")
         restated = _mentioned(sentence.text, items)
         if held_item and restated and not set(restated) & set(held_item[0].split("|")):

@@ -139,6 +139,21 @@ def test_customer_facing_text_is_not_a_leak(reply):
         ("my number is 087 123 4567", "Thanks, we'll call you on 087 123 4576.", "087 123 4576"),
         ("a table for 4 people please", "Booked: a table for 6 people tonight.", "6"),
         ("lessons for my daughter Isla", "I'll note Tuesdays for Ella's lessons.", "Ella"),
+        ("Name's Sofia Marin", "Thank you, Sophie! I've pencilled you in.", "Sophie"),
+        ("thursday 6pm please", "Booked: Semi-private, Tuesday 18:00.", "Tuesday"),
+        (
+            "friday 12 july, 3 nights",
+            "Pitch for 2, arriving Friday 19 July for 3 nights.",
+            "19 July",
+        ),
+        ("a skin fade with Kemal, saturday", "Booked a skin fade with Jay on Saturday.", "Jay"),
+        ("should I pay the $1,340 now?", "An advisor can check the $1,430 first.", "$1,430"),
+        ("me, my wife and our 15 yo. wednesday", "So that's 4 riders on Wednesday.", "4 riders"),
+        (
+            "party is sat 14th, can i collect fri 13th",
+            "So that's collecting on Saturday 14th.",
+            "Sat",
+        ),
     ],
 )
 def test_restating_the_customer_differently_is_flagged(customer, reply, stated):
@@ -158,6 +173,25 @@ def test_restating_the_customer_differently_is_flagged(customer, reply, stated):
         ("my number is +353 87 123 4567", "Thanks, we'll call you on 087 1234567."),
         ("I'm Mary, Saturday suits", "Thanks Mary. We're closed on Sunday; Saturday is booked."),
         ("Friday 14th and Saturday 15th", "Your booking for Saturday 15th is noted."),
+        # "6:30" said without am/pm may be the evening.
+        ("thursday, 6:30", "I've passed on your request for Thursday at 6:30pm."),
+        # The business's hours in a restating sentence are not the customer's day.
+        ("can i collect friday 13th?", "Collection on Friday 13th works - we're open Tue to Sat."),
+        ("can u deliver? saturday", "Sorry, collection only, Tue-Sat 8-4"),
+        # The sentence-initial "What's" is not a name.
+        (
+            "our cat Mochi, saturday?",
+            "Saturday works. What's your name, and I'll request Mochi's consult?",
+        ),
+        # The day of month said last replaces the earlier date.
+        (
+            "Fri 14th and Sat 15th June",
+            "Noted.",
+            "no, arriving friday the 14th!",
+            "Arriving Friday 14th June.",
+        ),
+        # The bot names another stylist after saying the asked-for one is away.
+        ("a cut with Kemal please", "Kemal is off on Saturday, so I've booked you with Jay."),
     ],
 )
 def test_corrections_other_formats_and_kb_values_are_not_flagged(messages):
