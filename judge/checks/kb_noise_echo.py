@@ -28,6 +28,7 @@ from functools import cached_property
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
+from judge.lexicon import EVERYDAY, clips, frequency
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 
 PLANTED_CONFIDENCE = 0.9
@@ -143,6 +144,7 @@ _TAG = re.compile(
 )
 _TABLE_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+(?:\s*:?-{3,}:?)?\|?|\|\s*:?-{3,}:?")
 _EMPHASIS = re.compile(r"\*\*|__")
+_BOLD = re.compile(r"\*\*[^*\n]{1,80}\*\*")  # a bold span
 # A '#' heading or a bullet after other text on the same line ("says: ## Booking ...").
 _STRAY_HEADING = re.compile(r"(?<=\S)[ \t]+(#{1,6})[ \t]+(?=[A-Za-z])")
 _STRAY_BULLET = re.compile(r"(?<=\S)[ \t]+([•▪◦](?=[ \t]*[A-Za-z])|\*(?=[ \t]+[A-Za-z]))")
@@ -293,11 +295,15 @@ class _Lexicon:
             len(word) < _MIN_TYPO_LENGTH
             or word in COMMON_WORDS
             or word in self.truth
-            or word in self.names
             or self.kb[word] == 0
             or self.kb[word] > _MAX_TYPO_COUNT
+            or frequency(word)
         ):
             return None
+        if word in self.names:
+            # A capitalised word is a name, unless it misspells a day or month ("Satruday").
+            fix = _everyday_fix(word)
+            return fix if fix in _CAPITALISED else None
         odd = _bigrams(word) - self.pairs
         best: tuple[int, str] | None = None
         for other, position, operation in _edits(word):
@@ -330,7 +336,60 @@ class _Lexicon:
             rank = self.counts[other] + (1000 if known else 0)
             if best is None or rank > best[0]:
                 best = (rank, other)
-        return best[1] if best else None
+        return best[1] if best else _everyday_fix(word)
+
+
+_CAPITALISED = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+# What scanning does to letters: "rn" read for "m" ("4-6prn"), "cl" for "d", "vv" for "w".
+_OCR_CONFUSIONS = (("rn", "m"), ("m", "rn"), ("cl", "d"), ("vv", "w"))
+
+
+def _ocr_variants(word: str) -> Iterator[str]:
+    for seen, meant in _OCR_CONFUSIONS:
+        at = word.find(seen)
+        while at >= 0:
+            yield word[:at] + meant + word[at + len(seen) :]
+            at = word.find(seen, at + 1)
+
+
+def _everyday_fix(word: str) -> str | None:
+    """The everyday English word (by the word list) that `word`, itself not a word, misspells
+    by one edit or one scanning confusion; None when there is none or `word` is short."""
+    if len(word) <= _MIN_TYPO_LENGTH or frequency(word) or clips(word):
+        return None
+    best: tuple[int, str] | None = None
+    for other, position, operation in _edits(word):
+        if _spelling_variant(word, other, position, operation):
+            continue
+        count = frequency(other)
+        if count >= EVERYDAY and (best is None or count > best[0]):
+            best = (count, other)
+    for other in _ocr_variants(word):
+        count = frequency(other)
+        if count >= EVERYDAY and (best is None or count > best[0]):
+            best = (count, other)
+    return best[1] if best else None
 
 
 def _name_like(text: str) -> set[str]:
@@ -401,6 +460,15 @@ def markup_spans(reply: str, kb: str) -> list[tuple[int, int, str, str]]:
             if "|" in text:
                 found.append((start, start + len(text), text, "a table rule"))
     emphasis = list(_EMPHASIS.finditer(reply))
+    # "Here is what our information says: **Trial lesson (30 min):** £15": a KB heading label
+    # pasted into a sentence by a bot that writes no markdown of its own (every bold span of the
+    # reply is the KB's, character for character). A bold label opening a line is formatting.
+    bold = list(_BOLD.finditer(reply))
+    if bold and all(b.group(0) in kb for b in bold):
+        for b in bold:
+            line_start = reply.rfind("\n", 0, b.start()) + 1
+            if reply[line_start : b.start()].strip() and b.group(0).rstrip("*").endswith(":"):
+                found.append((b.start(), b.start() + 2, "**", "a KB heading pasted into a line"))
     for line_match in re.finditer(r"[^\n]+", reply):
         marks = [m for m in emphasis if line_match.start() <= m.start() < line_match.end()]
         if len(marks) % 2:  # unbalanced: one of them is debris
@@ -425,6 +493,41 @@ def markup_spans(reply: str, kb: str) -> list[tuple[int, int, str, str]]:
             bar = line_match.start() + cell.start() + cell.group(0).index("|")
             if _kb_has(kb, "|", reply, bar, bar + 1):
                 found.append((bar, bar + 1, "|", "table cells run into a sentence"))
+    return found
+
+
+# A token of letters and digits: "vehic1e", "tw0", "£6O", "l4", "6prn".
+_MIXED = re.compile(r"(?<![\w@.])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,}(?![\w@])")
+_READ_AS_LETTER = str.maketrans("01", "ol")
+_READ_AS_DIGIT = str.maketrans("Ol", "01")
+
+
+def _misread(token: str) -> str | None:
+    """What a scanned token should have said, when a scanner evidently misread it: single
+    digits among letters ("vehic1e" -> vehicle, "tw0" -> two), a letter O or l among digits
+    ("6O" -> 60, "l4" -> 14), "prn"/"arn" after a time ("6prn" -> 6pm)."""
+    digits = re.findall(r"\d+", token)
+    letters = re.sub(r"\d", "", token)
+    if all(len(d) == 1 and d in "01" for d in digits) and len(letters) >= 2:
+        word = token.translate(_READ_AS_LETTER)
+        if word.isalpha() and frequency(word) >= EVERYDAY:
+            return word
+    if re.fullmatch(r"\d+O\d*|l\d+", token):
+        return token.translate(_READ_AS_DIGIT)
+    m = re.fullmatch(r"(\d{1,2})(prn|arn)", token, re.IGNORECASE)
+    if m:
+        return m.group(1) + m.group(2)[0] + "m"
+    return None
+
+
+def ocr_spans(reply: str, kb: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, token, what it should say) for scanning garble the reply copies from the KB."""
+    kb_tokens = {m.group(0) for m in _MIXED.finditer(kb)}
+    found = []
+    for m in _MIXED.finditer(reply):
+        meant = _misread(m.group(0)) if m.group(0) in kb_tokens else None
+        if meant:
+            found.append((m.start(), m.end(), m.group(0), meant))
     return found
 
 
@@ -496,6 +599,10 @@ class KbNoiseEcho(Check):
                 confidence = PLANTED_CONFIDENCE if planted else MARKUP_CONFIDENCE
                 span = Span(start, end, turn.reply[start:end], label, "", confidence, planted)
                 if not _overlaps(span, spans):
+                    spans.append(span)
+            for start, end, token, meant in ocr_spans(turn.reply, kb):
+                span = Span(start, end, token, "typo", meant, INFERRED_TYPO_CONFIDENCE, False)
+                if token.casefold() not in customer_words and not _overlaps(span, spans):
                     spans.append(span)
             for match in _word_spans(turn.reply):
                 if match.group(0).casefold() in customer_words:

@@ -323,3 +323,62 @@ def test_it_finds_a_generated_fixtures_planted_typo_echoed_and_not_its_correctio
         update={"turns": [case.turns[0].model_copy(update={"reply": f"Info: {typo.clean}"})]}
     )
     assert KbNoiseEcho().run(fixed, demo_manifest(), CONFIG) == []
+
+
+# --------------------------------------------------------------------------- the word list
+
+
+@pytest.mark.parametrize(
+    ("kb_line", "reply", "subject", "clean"),
+    [
+        (
+            "Full refund with your reciept.",
+            "Bring your reciept for a refund.",
+            "reciept",
+            "receipt",
+        ),
+        (
+            "Accomodation is not included.",
+            "Accomodation is not included.",
+            "Accomodation",
+            "accommodation",
+        ),
+        ("Open Wendesday to Sunday.", "We're open Wendesday to Sunday.", "Wendesday", "wednesday"),
+        # Scanning garble: "rn" read for "m", digits for letters and letters for digits.
+        ("Gift vouchers for any arnount.", "Vouchers for any arnount!", "arnount", "amount"),
+        ("Fresh c0ffee all day.", "There is fresh c0ffee all day.", "c0ffee", "coffee"),
+        ("Day pass £4O", "A day pass is £4O.", "4O", "40"),
+        ("Valid for l2 months.", "It is valid for l2 months.", "l2", "12"),
+        ("Doors 7arn-9prn", "Doors open 7arn.", "7arn", "7am"),
+    ],
+)
+def test_a_kb_misspelling_of_an_everyday_word_is_an_echo(kb_line, reply, subject, clean) -> None:
+    [finding] = echoes(("hi", reply), kb=f"{DEFAULT_KB}\n{kb_line}\n")
+    assert finding.subject == subject
+    assert f"'{clean}'" in finding.rationale.casefold()
+
+
+@pytest.mark.parametrize(
+    ("kb_line", "reply"),
+    [
+        # Names, clipped words, British spellings, codes and units are not misspellings.
+        ("Ask for Siobhan or Isla at the desk.", "Siobhan or Isla will help you."),
+        ("Intro offer and physio promo this month.", "Our intro offer and physio promo run now."),
+        ("Colour and mould checks; we organise it.", "We organise colour and mould checks."),
+        (
+            "Bring form CV2 and an A4 copy; 10am-2pm, 1st floor.",
+            "Bring CV2 and an A4 copy, 10am, 1st floor.",
+        ),
+        ("Network: O2 and 3 supported.", "O2 is supported."),
+    ],
+)
+def test_words_names_and_codes_of_the_kb_are_not_echoes(kb_line, reply) -> None:
+    assert echoes(("hi", reply), kb=f"{DEFAULT_KB}\n{kb_line}\n") == []
+
+
+def test_a_kb_heading_label_pasted_into_a_sentence_is_an_echo() -> None:
+    kb = f"{DEFAULT_KB}\n**Trial lesson (30 min):** £15\n"
+    [finding] = echoes(("a trial?", "Here is what we have: **Trial lesson (30 min):** £15"), kb=kb)
+    assert finding.subject == "**"
+    # The same label opening its own line is formatting.
+    assert echoes(("a trial?", "**Trial lesson (30 min):** £15"), kb=kb) == []
