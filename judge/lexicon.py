@@ -16,8 +16,7 @@ EVERYDAY = 500
 
 # British and Irish spellings the (American) list lacks and that no regular rule of
 # `kb_noise_echo._spelling_variant` (colour, centre, organise, travelled ...) derives.
-_BRITISH = frozenset(
-    """
+_BRITISH_TEXT = """
     grey greys pyjamas kerb kerbs cheque cheques tyre tyres aluminium programme programmes
     catalogue catalogues manoeuvre plough draught draughts storey storeys whilst amongst learnt
     spelt dreamt mum mums jewellery cosy sceptical moustache practise enrol enrolment fulfil
@@ -26,8 +25,8 @@ _BRITISH = frozenset(
     kilometres metre metres litre litres fibre theatre theatres centre centres colour colours
     favour favourite honour humour harbour neighbour flavour rumour labour behaviour savoury
     organise organised realise realised apologise analyse licence defence offence pretence
-    """.split()
-)
+"""
+_BRITISH = frozenset(_BRITISH_TEXT.split())
 
 
 @functools.cache
