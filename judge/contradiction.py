@@ -180,6 +180,16 @@ def _words(text: str) -> list[str]:
     return tokens(text.replace("´", "'").replace("`", "'"))
 
 
+def negation_near(text: str, shared: frozenset[str], window: int = 3) -> bool:
+    """A negation of `text` stands within `window` words of one of the `shared` stems: it
+    negates what the two clauses share ("there is no parking"), not something else ("... at no
+    additional charge" beside "the Plus plan")."""
+    words = _words(text)
+    negations = [i for i, w in enumerate(words) if _is_negation(w)]
+    subjects = [i for i, w in enumerate(words) if stem(w) in shared]
+    return any(abs(i - j) <= window for i in negations for j in subjects)
+
+
 # --------------------------------------------------------------------------- clauses
 
 

@@ -40,7 +40,7 @@ from judge.claims import (
     stem,
     the_question,
 )
-from judge.contradiction import Clause, Pair, assess
+from judge.contradiction import Clause, Pair, assess, negation_near
 from judge.dialogue_acts import content_words
 from judge.facts import extract_facts, money_text
 from judge.groundedness import stem as word_stem
@@ -125,6 +125,8 @@ _QUALIFIER_GROUPS = tuple(
         "single double twin family suite",
         "small medium large",
         "dog dogs cat cats rabbit rabbits",
+        "fixed variable flexible",
+        "inside outside indoor outdoor",
     )
 )
 # Verbs a service statement is built around; they do not name its subject.
@@ -137,8 +139,10 @@ _SERVICE_VERBS = frozenset(
     )
 )
 # Conditions and restrictions: "only for patients who ...", "not without a check-up".
+# ("only $99" stresses a price; it restricts nothing.)
 _CONDITIONAL = re.compile(
-    r"\b(?:if|unless|whether|in case|once|when you|as long as|otherwise|only|without|except"
+    r"\b(?:if|unless|whether|in case|once|when you|as long as|otherwise|"
+    r"only(?!\s+(?:[$€£¥₹]|\d|chf|eur|usd|gbp|sek|kr\b))|without|except"
     r"|apart from|other than)\b",
     re.IGNORECASE,
 )
@@ -370,8 +374,10 @@ class SelfContradiction(Check):
         flagged = {f.turn_index for f in findings}
         for number, turn in enumerate(case.turns):
             if number and turn.index not in flagged and not ACKNOWLEDGMENT.search(turn.reply):
-                found = self._lexical(case, case.turns[:number], turn) or self._figure(
-                    case, case.turns[:number], turn
+                found = (
+                    self._lexical(case, case.turns[:number], turn)
+                    or self._figure(case, case.turns[:number], turn)
+                    or self._closed_day_visit(case, case.turns[:number], turn, manifest)
                 )
                 if found:
                     findings.append(found)
@@ -406,6 +412,49 @@ class SelfContradiction(Check):
             confidence=0.7,
         )
 
+    def _closed_day_visit(
+        self, case: CaseTranscript, before: list[Turn], turn: Turn, manifest: Manifest
+    ) -> Finding | None:
+        """Path (e): a reply welcoming the customer on a day an earlier reply said is closed
+        ("Open Mon-Sat" ... "Yes, see you Sunday!")."""
+        closed: dict[int, tuple[int, str]] = {}
+        for earlier in before:
+            for day, quote in closed_days(earlier.reply, manifest).items():
+                closed[day] = (earlier.index, quote)
+            for day in open_days(earlier.reply, manifest):
+                closed.pop(day, None)
+        for sentence in split_sentences(turn.reply):
+            if _NOT_WELCOMING.search(sentence.text) or not _WELCOMING.search(sentence.text):
+                continue
+            for m in _WEEKDAY.finditer(sentence.text):
+                day = WEEKDAY_INDEX[m.group(1)[:3].casefold()]
+                if day not in closed:
+                    continue
+                earlier_turn, quote = closed[day]
+                return self.finding(
+                    case,
+                    severity="major",
+                    turn_index=turn.index,
+                    subject=m.group(0),
+                    evidence=[
+                        Evidence(source="reply", quote=quote, turn=earlier_turn),
+                        Evidence(source="reply", quote=sentence.text, turn=turn.index),
+                    ],
+                    rationale=(
+                        f"The reply in turn {earlier_turn} says '{quote}', so the business is "
+                        f"closed on {WEEKDAYS[day]}; the reply in turn {turn.index} welcomes the "
+                        f"customer on {m.group(0)}, without acknowledging the change."
+                    ),
+                    fix_target="prompt",
+                    fix_text=(
+                        "Have the responder check the opening days it gave before agreeing to a "
+                        "visit, and say so explicitly when it corrects itself."
+                    ),
+                    effort="S",
+                    confidence=0.75,
+                )
+        return None
+
     def _lexical(self, case: CaseTranscript, before: list[Turn], turn: Turn) -> Finding | None:
         """Path (c): the sentence of `turn`'s reply that most surely reverses a statement of
         an earlier reply, as a finding; None when no sentence qualifies."""
@@ -425,6 +474,11 @@ class SelfContradiction(Check):
                 or not _comparable(pair.earlier)
                 or not _comparable(pair.later)
                 or _different_subjects(pair)
+                or (
+                    pair.negation_flip
+                    and not (pair.stance_flip or pair.antonym)
+                    and not _negates_shared(pair)
+                )
             ):
                 continue
             if best is None or result.score > best[0]:
@@ -522,34 +576,83 @@ _UNITS = frozenset(
 )
 
 
+_FIGURE_KINDS = ("money", "duration", "percent")
+
+
 @dataclass(frozen=True)
 class _Figure:
     turn: int
     text: str
+    kind: str  # money | duration | percent
     value: str
-    subject: frozenset[str]
+    subject: frozenset[str]  # the piece's content words
+    head: frozenset[str]  # those before the figure: "the representative APR is 6.4%"
+    context: frozenset[str]  # the sentence's other figures: "For £6,000, the APR is 9.9%"
+    prices: frozenset[str]  # the reply's amounts of money
+    noun: str  # the last content word before the figure: "Hearing aid consultation: free"
+
+
+def _last_word(text: str) -> str:
+    """The last content word of `text` (stemmed, units aside); "" when it has none."""
+    for word in reversed(tokens(text)):
+        found = _words_of(word) if not word.endswith("ly") else frozenset()  # adverbs aside
+        if found:
+            return next(iter(found))
+    return ""
+
+
+def _first_word(text: str) -> str:
+    """The first content word of `text` (stemmed, units aside); "" when it has none."""
+    for word in tokens(text):
+        found = _words_of(word)
+        if found:
+            return next(iter(found))
+    return ""
+
+
+def _words_of(text: str) -> frozenset[str]:
+    found = content_words(text)
+    return found - _UNITS - {w for w in found if w[0].isdigit()}
 
 
 def _figures(turn: Turn) -> list[_Figure]:
     """Each piece of a reply (split at commas, dashes and conjunctions) that gives one amount,
-    or says something is free, with the words naming what it is the price of."""
+    duration or percentage, or says something is free, with the words naming what it is the
+    figure of and the other figures of its sentence (the case it is about)."""
     found: list[_Figure] = []
+    prices = frozenset(f.value for f in extract_facts(turn.reply) if f.kind == "money")
     for sentence in split_sentences(turn.reply):
         if "?" in sentence.text or _CONDITIONAL.search(sentence.text):
             continue
+        everything = [f for f in extract_facts(sentence.text) if f.kind in _FIGURE_KINDS]
         for piece in _PIECE.split(sentence.text):
-            money = [f for f in extract_facts(piece) if f.kind == "money"]
-            if len(money) == 1:
-                value = money[0].value
-            elif not money and _FREE.search(piece):
-                value = "0"
+            facts = [f for f in extract_facts(piece) if f.kind in _FIGURE_KINDS]
+            if len(facts) == 1:
+                [fact] = facts
+                kind, value, at = fact.kind, fact.value, fact.start
+            elif not facts and (free := _FREE.search(piece)):
+                kind, value, at = "money", "0", free.start()
             else:
                 continue
-            subject = (
-                content_words(piece) - _UNITS - {w for w in content_words(piece) if w[0].isdigit()}
-            )
+            # "free collect & deliver": what is free follows the word.
+            noun = _first_word(piece[free.end() :]) if value == "0" else ""
+            subject = _words_of(piece)
+            mine = {value} | {f.value for f in facts}
+            context = frozenset(f.value for f in everything if f.value not in mine)
             if subject and piece.strip():
-                found.append(_Figure(turn.index, piece.strip(), value, subject))
+                found.append(
+                    _Figure(
+                        turn.index,
+                        piece.strip(),
+                        kind,
+                        value,
+                        subject,
+                        _words_of(piece[:at]),
+                        context,
+                        prices,
+                        noun or _last_word(piece[:at]),
+                    )
+                )
     return found
 
 
@@ -557,18 +660,36 @@ def _same_currency(a: str, b: str) -> bool:
     return a == "0" or b == "0" or a.rpartition(" ")[2] == b.rpartition(" ")[2]
 
 
+def _related(a: _Figure, b: _Figure) -> bool:
+    """Two figures of one thing: the same kind (and currency), the words of one piece all in
+    the other's, or the words before the figure so (two or more of them); and not about two
+    different cases (each sentence has other figures, none shared)."""
+    if a.kind != b.kind or (a.kind == "money" and not _same_currency(a.value, b.value)):
+        return False
+    if a.context and b.context and not a.context & b.context:
+        return False
+    # "2 hours of room credit" for one plan, "6 hours" for another: durations and rates in
+    # replies that price nothing in common are about different things.
+    if a.kind != "money" and a.prices and b.prices and not a.prices & b.prices:
+        return False
+    # "Hearing aid consultation: free" and "Hearing aids from €1,200": another thing.
+    if a.noun and b.noun and a.noun != b.noun:
+        return False
+    if a.subject <= b.subject or b.subject <= a.subject:
+        return True
+    small, large = sorted((a.head, b.head), key=len)
+    if len(small) >= 2 and small <= large:
+        return True
+    # "collection is charged at £15" after "free collect & deliver": one named thing.
+    return bool(a.noun) and a.noun == b.noun and (a.head <= b.subject or b.head <= a.subject)
+
+
 def _figure_reversal(before: list[Turn], turn: Turn) -> tuple[_Figure, _Figure] | None:
-    """An amount the reply gives for something an earlier reply priced differently: the later
-    subject's words all in the earlier one's (or the other way round), every earlier figure for
-    it different, the currency the same."""
+    """A figure the reply gives for something an earlier reply gave another figure for: every
+    earlier related figure different."""
     earlier = [f for t in before for f in _figures(t)]
     for later in _figures(turn):
-        related = [
-            e
-            for e in earlier
-            if (later.subject <= e.subject or e.subject <= later.subject)
-            and _same_currency(e.value, later.value)
-        ]
+        related = [e for e in earlier if _related(e, later)]
         if related and all(e.value != later.value for e in related):
             return related[-1], later
     return None
@@ -594,6 +715,46 @@ def _different_subjects(pair: Pair) -> bool:
         if later_only & group and earlier_only & group:
             return True
     return bool(_subject(pair.later, pair.shared) and _subject(pair.earlier, pair.shared))
+
+
+_WEEKDAY = re.compile(
+    r"\b(mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?s?\b", re.IGNORECASE
+)
+WEEKDAY_INDEX = {name[:3].casefold(): i for i, name in enumerate(WEEKDAYS)}
+# A reply agreeing to the customer's visit on a day: "see you Sunday", "Sunday works".
+_WELCOMING = re.compile(
+    r"\b(?:see you|booked|book you|pencil|works|is fine|suits|come (?:in|along|by)|pop in|"
+    r"drop in|walk in|welcome|we'll be here)\b",
+    re.IGNORECASE,
+)
+_NOT_WELCOMING = re.compile(
+    r"\b(?:not|no|closed|n't|unfortunately|sorry|except|instead|apart from)\b|n't\b", re.I
+)
+
+
+def open_days(reply: str, manifest: Manifest) -> set[int]:
+    """The weekdays a reply says the business is open."""
+    return {
+        d.day for d in reply_statements("", reply, manifest).days if d.kind == "open" and d.is_open
+    }
+
+
+def closed_days(reply: str, manifest: Manifest) -> dict[int, str]:
+    """The weekdays a reply says (or, giving a whole week's schedule of five or more open
+    days, implies) the business is closed, each with the sentence that says it."""
+    statements = reply_statements("", reply, manifest).days
+    closed = {d.day: d.sentence.text for d in statements if d.kind == "open" and not d.is_open}
+    opened = [d for d in statements if d.kind == "open" and d.is_open]
+    if len({d.day for d in opened}) >= 5:
+        for day in set(range(7)) - {d.day for d in opened}:
+            closed.setdefault(day, opened[0].sentence.text)
+    return closed
+
+
+def _negates_shared(pair: Pair) -> bool:
+    """The negated clause of a negation flip negates a word the two clauses share."""
+    negated = pair.earlier if pair.earlier.negated else pair.later
+    return negation_near(negated.text, pair.shared)
 
 
 def _subject(clause: Clause, shared: frozenset[str]) -> frozenset[str]:

@@ -259,3 +259,94 @@ def test_an_acknowledged_reversal_is_no_finding():
         ("really?", "You're right to ask, sorry for the mix-up: parking is not free for patients."),
     )
     assert lexical_findings(*turns) == []
+
+
+# --------------------------------------------------------------------------- figures and days
+
+
+@pytest.mark.parametrize(
+    ("turns", "subject"),
+    [
+        (
+            (
+                ("what time?", "Check-in closes 45 minutes before departure."),
+                (
+                    "changes?",
+                    "Amend for a fee; since car check-in closes 15 minutes before sailing, come early.",
+                ),
+            ),
+            "since car check-in closes 15 minutes before sailing",
+        ),
+        (
+            (
+                ("the APR for £10,000?", "For a loan of £10,000, the representative APR is 6.4%."),
+                ("how fast?", "On a £10,000 loan, the representative APR of 9.9% would apply."),
+            ),
+            "the representative APR of 9.9% would apply.",
+        ),
+        (
+            (
+                ("gutter price?", "Gutter clearing: $115."),
+                ("again?", "Gutter clearing only $99 this spring!"),
+            ),
+            "Gutter clearing only $99 this spring!",
+        ),
+        (
+            (
+                ("can you pick it up?", "Yes! We offer free collection within 10 miles."),
+                ("book it with collection", "Noted. Collection is charged at £15 each way."),
+            ),
+            "Collection is charged at £15 each way.",
+        ),
+    ],
+)
+def test_a_figure_restated_differently_is_a_finding(turns, subject) -> None:
+    [finding] = lexical_findings(*turns)
+    assert finding.turn_index == 1 and finding.subject == subject
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # Another case of the same rate: the sentence names another amount.
+        (
+            ("APR for £10,000?", "For a loan of £10,000, the representative APR is 6.4%."),
+            ("and £6,000?", "For £6,000, the representative APR would be 9.9%."),
+        ),
+        # Another thing: "consultation" is free, the aids are not.
+        (
+            ("what's involved?", "Hearing aid consultation: free with assessment."),
+            ("aids?", "Hearing aids from €1,200 per pair."),
+        ),
+        # Room credit of two plans priced differently.
+        (
+            (
+                "flex?",
+                "Flex is $149 a month. You also get 2 hours of meeting room credit each month.",
+            ),
+            (
+                "resident?",
+                "Resident is $279 a month. It comes with 6 hours of meeting room credit each month.",
+            ),
+        ),
+        # "no additional charge" negates the charge, not the plan the later sentence names.
+        (
+            ("plus?", "The Plus plan is €22 a month and includes roaming at no additional charge."),
+            ("go ahead", "I have submitted the upgrade to the Plus plan."),
+        ),
+    ],
+)
+def test_figures_of_different_things_are_no_finding(turns) -> None:
+    assert lexical_findings(*turns) == []
+
+
+def test_welcoming_the_customer_on_a_day_said_closed_is_a_finding() -> None:
+    turns = (
+        ("hours?", "Open Mon–Sat 10am–7pm. Walk-ins welcome."),
+        ("could I pop in sunday then?", "Yes, see you Sunday! No appointment needed."),
+    )
+    [finding] = lexical_findings(*turns)
+    assert finding.subject == "Sunday" and finding.turn_index == 1
+    # Declining the closed day, or welcoming on an open one, is consistent.
+    assert lexical_findings(turns[0], ("sunday?", "Sorry, we're not open on Sunday.")) == []
+    assert lexical_findings(turns[0], ("saturday?", "Yes, see you Saturday!")) == []
