@@ -72,7 +72,8 @@ _POLARITY = re.compile(
 _DECLINE = re.compile(
     r"\b(?:(?:i|we) (?:don't|do not|dont) (?:know|have (?:that|any|this|information|info|details))|"
     r"(?:i'm|i am|im) (?:not sure|afraid|unable|not able)|can(?:'t|not|t) (?:find|say|confirm|"
-    r"tell|answer|help with|give|advise|share|check|see|quote)|no (?:information|info|details|"
+    r"tell|answer|help with|give|advise|share|check|see|quote|diagnose|assess|comment|guarantee|"
+    r"promise|recommend|predict)|no (?:information|info|details|"
     r"record)|not (?:in|part of) (?:my|our) (?:information|knowledge|records|info)|"
     r"(?:isn't|is not|aren't|are not) (?:something|covered|listed)|(?:please|best to|you can|"
     r"you could|feel free to) (?:call|contact|ring|email|phone|ask|check with)|"
@@ -84,7 +85,10 @@ _CLARIFY = re.compile(
     r"\b(?:do you mean|did you mean|could you (?:clarify|say more|tell me more|be more specific)|"
     r"what do you mean|which (?:one|of)|can you (?:clarify|specify)|to (?:make sure|confirm), "
     r"(?:do|did|are|is)|just to (?:check|confirm)|sorry,? (?:what|which|could)|"
-    r"i didn't (?:catch|get|understand))",
+    r"i didn't (?:catch|get|understand)|"
+    # "To check arrival times, please enter your postcode": asks what it needs to answer.
+    r"to (?:check|see|find out|confirm|look up|give you|work out|quote)\b[^.?!]{0,60}"
+    r"\b(?:please|could you|can you|what's|what is|may i|i'll need|i need))",
     re.IGNORECASE,
 )
 # "Does that also apply to X?" asks about the previous topic: sharing X's words is no answer.
@@ -110,6 +114,21 @@ _SORRY_NO = re.compile(
     r"unable)\b",
     re.IGNORECASE,
 )
+# "What if I can't make it?" is answered by what happens then: a fee, a refund, a rule.
+_WHAT_IF = re.compile(r"\bwhat (?:if|happens if|happens when|about if)\b", re.IGNORECASE)
+_CONSEQUENCE = re.compile(
+    r"\b(?:otherwise|charged?|fee|refund\w*|lost|forfeit\w*|cancel\w*|reschedul\w*|"
+    r"rebook\w*|move|moved|no charge|free of charge|you(?:'ll| will) (?:need|have|get|be)|"
+    r"we(?:'ll| will)|notice|deposit|kept|keep|credit)\b",
+    re.IGNORECASE,
+)
+# "What does that involve?": a question about what was just said takes its topic from the
+# customer's whole message.
+_ABOUT_THAT = re.compile(
+    r"^\W*(?:so\s+|and\s+|ok\s+)?(?:what|how)\b.*\b(?:that|it|this|those|these)\b", re.I
+)
+# A sentence of the reply that opens with a plain yes or no.
+_STANCE_WORD = re.compile(r"^\W*(?:yes|yeah|yep|yup|no|nope)\b", re.IGNORECASE)
 # A reply that opens by taking a position answers a yes/no question.
 _OPENS_WITH_STANCE = re.compile(
     r"^(?:[\w\s,!:]{0,40}?[:,!.]\s*)?(?:yes|yeah|yep|yup|no|nope|sure|of course|certainly|"
@@ -184,7 +203,8 @@ _REQUEST = re.compile(
 # A question back that gets on with a request asks for a detail of it.
 _INTAKE_ASK = re.compile(
     r"\b(?:name|phone|number|mobile|e-?mail|date|day|time|when|how many|which|address|postcode|"
-    r"zip|account|reference|size|people|guests|players|details?)\b",
+    r"zip|account|reference|size|people|guests|players|details?|suit|prefer|work for you|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
     re.IGNORECASE,
 )
 _PROCEEDS = re.compile(
@@ -210,7 +230,7 @@ _HINTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str] | None], ..
     (
         re.compile(
             r"\b(?:when|until|till|open|opening|close|closing|hours|available|availability|"
-            r"slot|slots)\b",
+            r"slot|slots|weekends?|weekdays?)\b",
             re.I,
         ),
         frozenset({"time"}),
@@ -238,11 +258,18 @@ class Question:
     advice: bool
     request: bool
     # Content words of the whole sentence the clause came from ("And if I wanted to repay
-    # early, would there be a penalty?" -> repay, early, penalty).
+    # early, would there be a penalty?" -> repay, early, penalty); of the whole message for a
+    # question about what it just said ("I think he needs his hearing checked. what does that
+    # involve?").
     context: frozenset[str] = frozenset()
 
 
 _STEM_CHARS = 6
+_SLOT_WORD = re.compile(
+    r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?::?\d{2})?(?:am|pm)?|\d{1,2}(?:st|nd|rd|th)|"
+    r"morning|aftern|evenin|tonigh|tomorr|next|week|weeken",
+    re.IGNORECASE,
+)
 
 
 def stem(word: str) -> str:
@@ -267,6 +294,26 @@ _GENERIC = frozenset(
 
 
 _COMPOUND = re.compile(r"\b([a-z]+)-([a-z]+)\b")
+_HELP = frozenset({"help", "possib", "doable", "ok", "okay", "fine", "work"})
+# Words a customer and a bot use for one thing: "am I too old?" / "age 8+".
+_KINDRED = tuple(
+    frozenset(stem(w) for w in words(group))
+    for group in (
+        "old young age aged",
+        "kid kids child children",
+        "cost costs price prices fee fees charge",
+        "bag bags backpack luggage suitcase rucksack",
+        "car cars vehicle vehicles",
+        "pet pets dog dogs cat cats",
+        "deliver delivery collection collect pickup",
+    )
+)
+
+
+def _related(found: frozenset[str]) -> frozenset[str]:
+    """`found` with the kindred words of each of its words."""
+    extra = {w for group in _KINDRED if found & group for w in group}
+    return found | extra
 
 
 def content_words(text: str) -> frozenset[str]:
@@ -331,14 +378,23 @@ def questions(text: str) -> list[Question]:
             continue
         if "?" not in body and not (inverted or _IMPLIED.search(body)) and len(words(body)) < 3:
             continue
+        own = topic_words(body)
+        # "could you help?", "possible?", "what does that involve?": about the whole message.
+        about_message = bool(_ABOUT_THAT.match(body)) or own <= _HELP
+        # "Thursday 6pm?" proposes a slot: a request to book it.
+        request = request or bool(
+            own
+            and not (inverted or _INTERROGATIVE.match(body) or _WH.search(body))
+            and all(_SLOT_WORD.fullmatch(w) for w in own)
+        )
         found.append(
             Question(
                 sentence=sentence,
-                topic=topic_words(body),
+                topic=_related(own),
                 yes_no=inverted or ("?" in body and not _WH.search(body)),
                 advice=bool(_ADVICE.search(body)),
                 request=request,
-                context=content_words(whole.text) - _GENERIC,
+                context=_related(content_words(text if about_message else whole.text) - _GENERIC),
             )
         )
     return found
@@ -389,20 +445,36 @@ def answers(reply: str, question: Question) -> bool:
         or ASKS.match(reply)
     ):
         return True
-    if question.yes_no and (_OPENS_WITH_STANCE.match(reply) or _SORRY_NO.match(reply)):
+    if question.yes_no and (
+        _OPENS_WITH_STANCE.match(reply)
+        or _SORRY_NO.match(reply)
+        or any(_STANCE_WORD.match(s.text) for s in split_sentences(reply))
+    ):
         return True
     if question.yes_no and _ANAPHORIC.search(question.sentence.text):
         return bool(_STANCE.search(reply))
+    said = statements(reply)
     if question.yes_no and any(
-        _SETTLES.search(s.text) and content_words(s.text) & question.context
-        for s in statements(reply)
+        _SETTLES.search(s.text) and content_words(s.text) & question.context for s in said
+    ):
+        return True
+    # A reply that opens by stating a rule settles a yes/no question about it ("Can I bring my
+    # backpack in?" -> "Large bags aren't allowed ..."; "do i need to book?" -> "No appointment
+    # needed").
+    if (
+        question.yes_no
+        and not question.context
+        and said
+        and _SETTLES.search(said[0].text)
+        and said[0].start < 80
+    ):
+        return True
+    if _WHAT_IF.search(question.sentence.text) and any(
+        _CONSEQUENCE.search(s.text) for s in split_sentences(reply)
     ):
         return True
     reply_words = content_words(reply)
-    # "fuel" is in "refuel", "tyre" in "tyres": a topic word inside a reply word is shared.
-    shared = {
-        t for t in question.topic if any(t == w or (len(t) >= 4 and t in w) for w in reply_words)
-    }
+    shared = _meet(question.topic, reply_words)
     # Advice is given by any statement (a suggestion rarely says "I suggest"); a reply that only
     # asks the next question gives none.
     if question.advice and statements(reply):
@@ -411,6 +483,15 @@ def answers(reply: str, question: Question) -> bool:
     expects = [e for e in _EXPECTS if e[0].search(question.sentence.text)]
     if expects:
         return any(kinds & fact_kinds or words_.search(reply) for _, fact_kinds, words_ in expects)
+    # A statement about two or more of the things the question's sentence names takes it up
+    # ("my daughter ... struggling with maths, gcse in may. could you help?" -> "Maths &
+    # English tutoring, GCSE and A-level").
+    if any(len(_meet(content_words(s.text), question.context)) >= 2 for s in statements(reply)):
+        return True
+    if _ABOUT_THAT.match(question.sentence.text) and any(
+        _meet(content_words(s.text), question.context) for s in statements(reply)
+    ):
+        return True
     if shared:
         return True
     for asks, fact_kinds, hint in _HINTS:
@@ -419,6 +500,18 @@ def answers(reply: str, question: Question) -> bool:
         ):
             return True
     return bool(question.yes_no and shared and _POLARITY.search(reply))
+
+
+def _meet(topic: frozenset[str], other: frozenset[str]) -> set[str]:
+    """The words of `topic` that `other` has, a word inside another counting ("fuel" is in
+    "refuel", "tyre" in "tyres", "shar" (sharing) in "share")."""
+    return {
+        t
+        for t in topic
+        if any(
+            t == w or (len(t) >= 4 and t in w) or (len(w) >= 4 and t.startswith(w)) for w in other
+        )
+    }
 
 
 def takes_up(reply: str, question: Question) -> bool:

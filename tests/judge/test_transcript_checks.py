@@ -37,6 +37,11 @@ def _run(check_id: str, dialogue: Dialogue, *, org: bool = False) -> list:
         ("Does that also apply to the emergency appointment?", "Emergency appointment: 95 EUR."),
         ("ok. is there parking nearby?", "Could you tell me your phone number?"),
         ("also do you do varifocals", "Could you tell me your full name?"),
+        # Replies about something else, however they open.
+        ("do you do weekends? i drive all week", "We take a 50% retainer upfront, to make sure."),
+        ("So £55 altogether?", "Do not give medical advice. Could you tell me your phone number?"),
+        ("is it ok to walk her before the jab?", "Registering is completely free. We're open 8-7."),
+        ("and a full service, how long does that take?", "A full service is 895 kr."),
     ],
 )
 def test_an_unanswered_question_is_flagged(customer, reply):
@@ -56,6 +61,22 @@ def test_an_unanswered_question_is_flagged(customer, reply):
         ("do I need my own mat", "Mats are available to borrow free of charge."),
         ("which one do you mean?", "Do you mean the adult or the child check-up?"),
         ("thanks, that's all", "You're welcome!"),
+        # A question back for what the answer needs; an honest "can't diagnose".
+        ("how fast can someone get here?", "To check arrival times, please enter your postcode."),
+        ("the breaker tripped, is that dangerous?", "We can't diagnose faults by chat, sorry."),
+        # Kindred words, a word's other form, a yes in a later sentence, a rule stated first.
+        ("am I too old to learn?", "All levels welcome, age 8+."),
+        ("two cats, can they share?", "2 cats sharing a pen: £24 a night."),
+        ("gluten free, possible?", "Happy birthday to her! Yes, a gluten-free sponge is £8 extra."),
+        ("can I bring my backpack in?", "Large bags aren't allowed in the galleries."),
+        ("do i need to book?", "No appointment needed, just pop in!"),
+        # What happens then; a question about what the message just said; a proposed slot.
+        ("what if I can't make it", "Please cancel at least 12 hours before, otherwise it's lost."),
+        (
+            "he needs his hearing checked. what does that involve?",
+            "A full hearing assessment takes 45 minutes.",
+        ),
+        ("Thursday 6pm?", "Booked: Thursday 18:00."),
     ],
 )
 def test_an_answered_declined_or_clarified_question_is_not(customer, reply):
