@@ -422,6 +422,39 @@ def statements(reply: str) -> list[Sentence]:
     ]
 
 
+def proceeds(reply: str, *, strictly: bool = False) -> bool:
+    """The reply gets on with the booking: confirms or restates it, or asks for the next
+    detail ("Your MOT is requested for Saturday", "Could you tell me your phone number?").
+    `strictly`: only a booking restated or a detail asked, not "sure" or "please let me know"."""
+    return bool(
+        (_BOOKS if strictly else _PROCEEDS).search(reply)
+        or ASKS.match(reply)
+        or any(
+            "?" in s.text
+            and _INTAKE_ASK.search(s.text)
+            and not (strictly and _TEASER.match(s.text))
+            for s in split_sentences(reply)
+        )
+    )
+
+
+# A question that advertises rather than asks: "Did you know we host parties for 40 guests?"
+_TEASER = re.compile(
+    r"^\W*(?:did you know|have you (?:tried|heard|seen)|looking for|fancy|why not|want to)\b", re.I
+)
+
+
+_BOOKS = re.compile(
+    r"\b(?:booked|booking (?:is|for)|reserved|scheduled|confirmed|passed on|requested|pencil\w*|"
+    r"(?:i've|i have|i'll|i will) (?:book|note|put|add|reserve|schedule|request))",
+    re.IGNORECASE,
+)
+
+
+# "yes please", "ok", "sure, go ahead": the customer takes up what the bot offered.
+ACCEPTS = re.compile(r"^\W*(?:yes|yeah|yep|sure|please|go ahead)\b", re.I)
+
+
 def declines(reply: str) -> bool:
     """The reply honestly says it cannot answer, or hands over to a person."""
     return bool(_DECLINE.search(reply))
@@ -439,11 +472,7 @@ def clarifies(reply: str, question: Question) -> bool:
 def answers(reply: str, question: Question) -> bool:
     """The reply gives the kind of fact the question asks for, or shares its topic words, or
     (for a yes/no question) takes a position, or (for advice) suggests something."""
-    if question.request and (
-        _PROCEEDS.search(reply)
-        or any("?" in s.text and _INTAKE_ASK.search(s.text) for s in split_sentences(reply))
-        or ASKS.match(reply)
-    ):
+    if question.request and proceeds(reply):
         return True
     if question.yes_no and (
         _OPENS_WITH_STANCE.match(reply)
@@ -474,7 +503,7 @@ def answers(reply: str, question: Question) -> bool:
     ):
         return True
     reply_words = content_words(reply)
-    shared = _meet(question.topic, reply_words)
+    shared = meet(question.topic, reply_words)
     # Advice is given by any statement (a suggestion rarely says "I suggest"); a reply that only
     # asks the next question gives none.
     if question.advice and statements(reply):
@@ -486,10 +515,10 @@ def answers(reply: str, question: Question) -> bool:
     # A statement about two or more of the things the question's sentence names takes it up
     # ("my daughter ... struggling with maths, gcse in may. could you help?" -> "Maths &
     # English tutoring, GCSE and A-level").
-    if any(len(_meet(content_words(s.text), question.context)) >= 2 for s in statements(reply)):
+    if any(len(meet(content_words(s.text), question.context)) >= 2 for s in statements(reply)):
         return True
     if _ABOUT_THAT.match(question.sentence.text) and any(
-        _meet(content_words(s.text), question.context) for s in statements(reply)
+        meet(content_words(s.text), question.context) for s in statements(reply)
     ):
         return True
     if shared:
@@ -502,7 +531,7 @@ def answers(reply: str, question: Question) -> bool:
     return bool(question.yes_no and shared and _POLARITY.search(reply))
 
 
-def _meet(topic: frozenset[str], other: frozenset[str]) -> set[str]:
+def meet(topic: frozenset[str], other: frozenset[str]) -> set[str]:
     """The words of `topic` that `other` has, a word inside another counting ("fuel" is in
     "refuel", "tyre" in "tyres", "shar" (sharing) in "share")."""
     return {

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 # ("8.30", "80.00") are never followed by whitespace, so they do not split.
 _BOUNDARY = re.compile(
     # ... and after an emoji that closes a sentence: "... and the pool 🏊 Ready to join?"
-    r"(?<=[.!?])\s+|\n+|(?<=[\u2600-\u27bf\U0001f300-\U0001faff])\s+(?=[A-Z])"
+    # ... and after closing markup or quotes: "**Looking for a present?** Our vouchers ..."
+    r"(?<=[.!?])\s+|(?<=[.!?][*_\"'”’)])\s+|(?<=[.!?]\*\*)\s+|\n+"
+    r"|(?<=[\u2600-\u27bf\U0001f300-\U0001faff])\s+(?=[A-Z])"
 )
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _MAX_QUOTE = 240

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
-from judge.dialogue_acts import content_words, declines, questions, statements, takes_up
+from judge.dialogue_acts import (
+    ACCEPTS,
+    content_words,
+    declines,
+    meet,
+    proceeds,
+    questions,
+    statements,
+    takes_up,
+)
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 
 
@@ -20,18 +29,32 @@ class IrrelevantReply(Check):
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []
+        previous = ""
         for turn in case.turns:
             reply = turn.reply.strip()
             asked = [q for q in questions(turn.customer) if q.topic]
-            if not reply or not asked or declines(reply):
+            earlier, previous = previous, reply
+            # A reply that gets on with the booking, or goes on with what the customer just
+            # accepted ("yes please" to registering), leaves the question ignored, not the reply
+            # irrelevant (`ignored_question` reports that).
+            if not reply or declines(reply) or proceeds(reply, strictly=True):
                 continue
-            if any(takes_up(reply, q) for q in asked):
+            if (
+                ACCEPTS.match(turn.customer)
+                and len(meet(content_words(reply), content_words(earlier))) >= 2
+            ):
                 continue
-            if content_words(reply) & content_words(turn.customer):
+            said = content_words(reply)
+            if not asked or any(takes_up(reply, q) for q in asked):
+                continue
+            # Words of the questions' sentences, not of a remark beside them: "my daughter
+            # failed in a manual" does not make "Sorry your payment failed" relevant.
+            if meet(said, frozenset().union(*(q.topic | q.context for q in asked))):
                 continue
             stated = statements(reply)
             if not stated:
                 continue
+            quoted = asked[0].sentence.text
             findings.append(
                 self.finding(
                     case,
@@ -39,12 +62,12 @@ class IrrelevantReply(Check):
                     turn_index=turn.index,
                     subject=stated[0].text[:200],
                     evidence=[
-                        Evidence(source="customer", quote=asked[0].sentence.text, turn=turn.index),
+                        Evidence(source="customer", quote=quoted, turn=turn.index),
                         Evidence(source="reply", quote=stated[0].text, turn=turn.index),
                     ],
                     rationale=(
-                        f"The customer asked '{asked[0].sentence.text}'; the reply talks about "
-                        "something else and shares none of its words."
+                        f"The customer asked '{quoted}'; the reply "
+                        "talks about something else and shares none of its words."
                     ),
                     fix_target="prompt",
                     fix_text=(

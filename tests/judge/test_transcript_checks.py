@@ -86,12 +86,37 @@ def test_an_answered_declined_or_clarified_question_is_not(customer, reply):
 # --------------------------------------------------------------------------- irrelevant_reply
 
 
-def test_a_canned_reply_about_something_else_is_irrelevant():
-    dialogue = _dialogue(
-        "do you have automatic cars?", "Sorry your payment failed. Please try again later."
-    )
-    [finding] = _run("irrelevant_reply", dialogue)
-    assert finding.subject == "Sorry your payment failed."
+@pytest.mark.parametrize(
+    "customer, reply, subject",
+    [
+        (
+            "do you have automatic cars?",
+            "Sorry your payment failed. Please try again later.",
+            "Sorry your payment failed.",
+        ),
+        # A word of a remark beside the question ("failed") does not make the template relevant.
+        (
+            "do you have automatic cars? my daughter failed in a manual",
+            "Sorry your payment failed. Please try again later.",
+            "Sorry your payment failed.",
+        ),
+        # "sure" and "please let me know" are not getting on with a booking.
+        (
+            "do you do weekends? i drive all week",
+            "Great question! We take a 50% retainer upfront to make sure it's all agreed.",
+            "We take a 50% retainer upfront to make sure it's all agreed.",
+        ),
+        # A template after a "?**" heading: the heading is a sentence of its own.
+        (
+            "Can we book for Saturday afternoon?",
+            "**Looking for a present?** Our gift vouchers are valid for any room for 12 months.",
+            "Our gift vouchers are valid for any room for 12 months.",
+        ),
+    ],
+)
+def test_a_canned_reply_about_something_else_is_irrelevant(customer, reply, subject):
+    [finding] = _run("irrelevant_reply", _dialogue(customer, reply))
+    assert finding.subject == subject
 
 
 @pytest.mark.parametrize(
@@ -101,6 +126,8 @@ def test_a_canned_reply_about_something_else_is_irrelevant():
         ("do you do sedation?", "I'm sorry, I can't find anything about sedation."),
         ("what would you suggest?", "Which service would you like?"),  # ignored, not off-topic
         ("my name is Ann", "Thanks Ann. Which date suits you?"),  # no question asked
+        # Getting on with the booking leaves the question ignored, not the reply off-topic.
+        ("if it fails do you do repairs same day", "Your MOT is requested for Saturday morning."),
     ],
 )
 def test_on_topic_replies_declines_and_intake_prompts_are_not_irrelevant(customer, reply):
