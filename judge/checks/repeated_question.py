@@ -19,7 +19,7 @@ _FILLER = frozenset(
         "of for is are do does let know what what's which tell give share provide sorry again it "
         "that this so great thanks thank ok okay now then how be will with like get take have "
         "there please lovely perfect no problem sure right at still moment currently confirm ask "
-        "whether if"
+        "whether if were was thinking prefer want wish"
     )
 )
 _SIMILAR = 0.8
@@ -41,14 +41,23 @@ _SLOTS = {
     **dict.fromkeys(words("card"), "card"),
     **dict.fromkeys(words("account reference policy"), "account"),
     **dict.fromkeys(words("reason problem issue"), "reason"),
+    **dict.fromkeys(words("member membership"), "membership"),
 }
-_REWORDED = 0.3
+_REWORDED = 0.2
 # A bot question without a question mark (voice transcripts): an interrogative or an auxiliary
 # before its subject at the start of a clause.
+# A relative "what" ("here is what our information says") asks nothing.
 _ASKING = re.compile(
-    r"^(?:[\w']+[ ,]+){0,4}?(?:what|which|when|where|who|how (?:many|much|long|old)|"
-    r"(?:could|can|may|would|will|do|did|are|have) (?:i|you|we)|is (?:it|that|there))\b",
+    r"^(?:[\w']+[ ,]+){0,4}?(?<!is )(?<!'s )(?<!says )(?<!know )(?<!see )"
+    r"(?P<wh>what|which|when|where|who|how (?:many|much|long|old))\b"
+    # "apologies marcus the card's now cancelled do you still have the card with you"
+    r"|^(?:[\w']+[ ,]+){0,8}?(?P<aux>(?:could|can|may|would|will|do|did|are|have) (?:i|you|we))\b"
+    r"|^(?:[\w']+[ ,]+){0,4}?(?P<is>is (?:it|that|there))\b",
     re.IGNORECASE,
+)
+# "... before i do that can i take your full name please": the ask starts mid-sentence.
+_ASKING_WITHIN = re.compile(
+    r"\b(?:can|could|may) i (?:take|have|get|grab|start with|ask for|confirm|check)\b", re.I
 )
 
 
@@ -61,6 +70,16 @@ class _Asked:
     @property
     def slots(self) -> frozenset[str]:
         return frozenset(_SLOTS[t] for t in self.tokens if t in _SLOTS)
+
+
+def _ask_part(clause: str, *, asked_with_mark: bool) -> str:
+    """A question without a '?' from where it starts asking ("the card's now cancelled do you
+    still have the card" -> "do you still have the card"); any other clause whole."""
+    m = None if asked_with_mark else _ASKING.match(clause)
+    if m is None:
+        return clause
+    group = next(g for g in ("wh", "aux", "is") if m.group(g))
+    return clause[m.start(group) :]
 
 
 def _stem(word: str) -> str:
@@ -112,12 +131,20 @@ class RepeatedQuestion(Check):
             matched_this_turn: set[int] = set()
             questions = question_sentences(turn.reply)
             asks = [
-                c
+                _ask_part(c.text, asked_with_mark=s in questions)
                 for s in split_sentences(turn.reply)
                 for c in clauses(s)
                 if s in questions or ASKS.match(c.text) or _ASKING.match(c.text)
             ]
-            for clause in (c.text for c in asks):
+            asks += [
+                c.text[m.start() :]
+                for s in split_sentences(turn.reply)
+                if s not in questions
+                for c in clauses(s)
+                if not (ASKS.match(c.text) or _ASKING.match(c.text))
+                and (m := _ASKING_WITHIN.search(c.text))
+            ]
+            for clause in asks:
                 tokens = _tokens(clause)
                 if not tokens:
                     continue  # "Sorry?" carries nothing to compare

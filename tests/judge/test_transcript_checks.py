@@ -288,6 +288,55 @@ def test_a_repeated_request_without_a_question_mark_counts():
     assert finding.subject == "Please enter your full name."
 
 
+@pytest.mark.parametrize(
+    ("messages", "subject"),
+    [
+        # A voice transcript: the re-ask starts mid-sentence, without a question mark.
+        (
+            (
+                "hi",
+                "you're through to card services can i start with your full name please",
+                "marcus o'donnell",
+                "okay i'll cancel that card before i do that can i take your full name please",
+            ),
+            "can i start with your full name please",
+        ),
+        (
+            (
+                "card blocked",
+                "the card's now cancelled do you still have the physical card with you",
+                "yeah in my wallet",
+                "your new card will arrive soon oh and do you have the old card with you",
+            ),
+            "do you still have the physical card with you",
+        ),
+        # The same detail asked again after the customer gave it.
+        (
+            (
+                "can we do the coastal tour?",
+                "Sure! Which day were you thinking?",
+                "wednesday at 2pm",
+                "Lovely. Which day would you like to book the coastal tour for?",
+            ),
+            "Which day were you thinking?",
+        ),
+    ],
+)
+def test_a_reask_in_other_words_or_without_a_mark_is_a_repeat(messages, subject):
+    [finding] = _run("repeated_question", _dialogue(*messages))
+    assert finding.subject == subject
+
+
+def test_a_relative_what_is_no_question():
+    dialogue = _dialogue(
+        "foot check?",
+        "Here is what our information says: Diabetic foot check: £35.",
+        "ok",
+        "Here is what our information says: Diabetic foot check: £35.",
+    )
+    assert _run("repeated_question", dialogue) == []
+
+
 # --------------------------------------------------------------------------- one defect, one finding
 
 
