@@ -337,6 +337,63 @@ NUMBER_WORDS = {
         start=1,
     )
 }
+# Number words beyond the clock's twelve, for amounts said aloud ("ninety nine", "forty-five").
+_UNITS_WORDS = {
+    **{w: n for w, n in NUMBER_WORDS.items()},
+    "zero": 0,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS_WORDS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+SPOKEN_NUMBER = (
+    r"(?:(?:"
+    + "|".join([*_UNITS_WORDS, *_TENS_WORDS])
+    + r")(?:[\s-]+(?:and\s+)?(?:"
+    + "|".join([*_UNITS_WORDS, *_TENS_WORDS, "hundred"])
+    + r"))*)"
+)
+
+
+def spoken_number(text: str) -> int | None:
+    """The whole number (0-999) that words say: "ninety nine" -> 99, "one hundred and fifty"
+    -> 150, "twelve" -> 12; None when the words are not one number."""
+    total, current = 0, None
+    for word in re.findall(r"[a-z]+", text.casefold()):
+        if word == "and":
+            continue
+        if word == "hundred":
+            if current is None or current >= 10:
+                return None
+            total, current = total + current * 100, None
+        elif word in _TENS_WORDS:
+            if current is not None:
+                return None
+            current = _TENS_WORDS[word]
+        elif word in _UNITS_WORDS:
+            if current is not None and (current % 10 or current < 20):
+                return None
+            current = (current or 0) + _UNITS_WORDS[word]
+        else:
+            return None
+    if current is None and total == 0:
+        return None
+    return total + (current or 0)
+
+
 _H = r"(1[0-2]|0?[1-9]|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 _AMPM = r"(a\.?m\.?|p\.?m\.?)"
 _NOT_A_TIME_AFTER = (

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from itertools import combinations_with_replacement
 
-from generator.dates import NUMBER_WORDS
+from generator.dates import NUMBER_WORDS, SPOKEN_NUMBER, spoken_number
 
 FACT_KINDS = ("money", "time", "duration", "percent", "phone", "email", "url")
 
@@ -34,10 +34,21 @@ _MONEY = re.compile(
     r"cents?)\b)",
     re.IGNORECASE,
 )
+# Amounts said aloud (voice transcripts): "twelve pounds ninety nine", "about four weeks".
+_SPOKEN_MONEY = re.compile(
+    rf"\b(?P<n>{SPOKEN_NUMBER})\s+(?P<unit>pounds?|euros?|dollars?|francs?|quid|bucks)"
+    rf"(?:\s+(?:and\s+)?(?P<cents>{SPOKEN_NUMBER})(?:\s+(?:pence|p|cents?))?)?\b",
+    re.IGNORECASE,
+)
+_SPOKEN_DURATION = re.compile(
+    rf"\b(?P<n>{SPOKEN_NUMBER})\s+(?P<unit>minutes?|hours?|days?|weeks?)\b", re.IGNORECASE
+)
+_SPOKEN_CURRENCY = {"p": "GBP", "q": "GBP", "e": "EUR", "d": "USD", "b": "USD", "f": "CHF"}
+_PRICE_O = re.compile(rf"(?:{_CUR_SYMBOL})\d{{1,4}}O+(?![A-Za-z])")
 _BARE_DECIMAL = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d])")
 _PERCENT = re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:%|per ?cent\b)", re.IGNORECASE)
 _DURATION = re.compile(
-    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\+?\s?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
     r"wks?)\b",
     re.IGNORECASE,
 )
@@ -152,7 +163,9 @@ def _time_value(hour: int, minute: int) -> str:
 def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = False) -> list[Fact]:
     """All facts in `text`, in order. `lenient` (for support sources) also reads bare '80.00'."""
     facts: list[Fact] = []
-    chars = list(text)
+
+    # A scanned price list writes "£6O" for £60: read the letter O among a price's digits.
+    chars = list(_PRICE_O.sub(lambda m: m.group(0).replace("O", "0"), text))
 
     def scan(pattern: re.Pattern[str]) -> Iterable[re.Match[str]]:
         for match in list(pattern.finditer("".join(chars))):
@@ -180,6 +193,18 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
             if amount is not None:
                 value = f"{money_text(amount)} {default_currency}"
                 facts.append(Fact("money", value, m.start(), m.end()))
+    for m in scan(_SPOKEN_MONEY):
+        whole = spoken_number(m.group("n"))
+        cents = spoken_number(m.group("cents")) if m.group("cents") else 0
+        if whole is not None and cents is not None and cents < 100:
+            amount = Decimal(whole) + Decimal(cents) / 100
+            currency = _SPOKEN_CURRENCY[m.group("unit")[0].casefold()]
+            facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
+    for m in scan(_SPOKEN_DURATION):
+        number = spoken_number(m.group("n"))
+        if number is not None:
+            minutes = Decimal(number) * _MINUTES_PER.get(m.group("unit")[0].casefold(), 1)
+            facts.append(Fact("duration", money_text(minutes), m.start(), m.end()))
     for m in scan(_PERCENT):
         amount = parse_amount(m.group(1))
         if amount is not None:
@@ -215,7 +240,7 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
 # hour ranges "9-1", "Mon-Fri 8-6", "10 till 2".
 _NOT_HOURS = r"(?!\s*(?:min|hour|hr|day|week|month|year|people|person|guest|kid|child|night|player|%|€|\$|£))"
 _LOOSE_HOUR = re.compile(
-    r"\b(?:at|around|about|by|after|before|from|till|until|ish)\s+(\d{1,2})(?![\d:.,%])(?:\s?ish)?"
+    r"\b(?:at|around|about|by|after|before|from|till|until|ish)\s+(\d{1,2})(?![\d%]|[:.,]\d)(?:\s?ish)?"
     + _NOT_HOURS
     + r"|\b(\d{1,2})\s?ish\b",
     re.IGNORECASE,

@@ -65,8 +65,9 @@ def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple
         shifts = [f.value for f in facts if f.kind == "duration"]
         stated = [f.value for f in extract_facts(f"{said}\n{turn.reply}") if f.kind == "money"]
         seen: set[str] = set()
+        theirs = [f for f in extract_facts(said) if f.kind in ("phone", "email")]
         for fact in facts:
-            if fact.key in seen or index.supports(fact):
+            if fact.key in seen or index.supports(fact) or _misread(fact, theirs):
                 continue
             if index.derives(fact, counts, shifts, stated):
                 index.add(fact)  # a total worked out once may be repeated
@@ -74,6 +75,24 @@ def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple
             seen.add(fact.key)
             found.append((turn.index, turn.reply, fact))
     return found
+
+
+def _misread(fact: Fact, theirs: list[Fact]) -> bool:
+    """`fact` is the customer's own phone or email read back wrongly (two digits swapped, the
+    domain changed): not an invented fact but a contradiction of the customer, which
+    `partner_contradiction` reports."""
+    for other in theirs:
+        if other.kind != fact.kind:
+            continue
+        if fact.kind == "phone":
+            a, b = fact.value[-10:], other.value[-10:]
+            if len(a) == len(b) and (
+                sorted(a) == sorted(b) or sum(x != y for x, y in zip(a, b, strict=True)) <= 2
+            ):
+                return True
+        elif fact.value.partition("@")[0] == other.value.partition("@")[0]:
+            return True
+    return False
 
 
 class UnsupportedFacts(Check):

@@ -58,3 +58,22 @@ def test_it_finds_phones_emails_urls_durations_and_percentages():
 )
 def test_it_gives_one_canonical_subject_per_claim(a, b):
     assert canonical_subject(a) == canonical_subject(b)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("twelve pounds ninety nine", "money:12.99 GBP"),
+        ("twenty five euros", "money:25 EUR"),
+        ("about four weeks", "duration:40320"),
+        ("one hundred and fifty dollars", "money:150 USD"),
+        ("£6O", "money:60 GBP"),  # a scanned letter O among a price's digits
+        ("8+ weeks ahead", "duration:80640"),
+    ],
+)
+def test_it_reads_spoken_and_scanned_amounts(text, key):
+    assert _keys(text) == [key]
+
+
+def test_number_words_that_are_not_amounts_are_no_facts():
+    assert _keys("two adults and one child, ten fifteen, O2 signal") == []

@@ -149,3 +149,29 @@ def test_it_reads_pence_kr_chf_and_weeks():
 def test_a_daily_rate_times_the_days_the_customer_asked_for_is_supported():
     _, findings = _run(("A clean every day for 4 days?", "The total is 320 EUR."))
     assert findings == []
+
+
+def test_amounts_said_aloud_are_facts_too():
+    _, findings = _run(
+        ("popcorn deal?", "yes a family combo for twelve pounds ninety nine with four drinks"),
+        ("how long?", "decisions usually come within about four weeks"),
+    )
+    assert [f.subject for f in findings] == ["twelve pounds ninety nine", "four weeks"]
+
+
+def test_the_customers_own_contact_read_back_wrongly_is_left_to_partner_contradiction():
+    _, findings = _run(
+        ("phone 07700 900334, email kwame@postbox.gh", "We will call 07700 900343 to confirm."),
+        ("ok", "Confirmation sent to kwame@postbox.com."),
+    )
+    assert findings == []
+
+
+def test_a_scanned_price_and_a_customer_hour_support_the_reply():
+    kb = "Nail trim ..... £1O\nOrders 8+ weeks ahead."
+    _, findings = _run(
+        ("nails too?", "A nail trim is £10 on top."),
+        ("around 11. ok?", "Booked for 11:00; we ask for orders at least 8 weeks ahead."),
+        fixture_text=kb,
+    )
+    assert findings == []
