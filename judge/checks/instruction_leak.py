@@ -49,7 +49,10 @@ _MECHANICS = re.compile(
 )
 # Configuration text: "You are Ava, a friendly assistant for ...", "Your role is ...".
 _CONFIG = re.compile(
-    r"\b(?:you are (?:an? |the )?(?:[A-Z][a-z]+, )?(?:an? |the )?(?:\w+ ){0,3}"
+    # A label meant for the bot or staff: "SYSTEM: You are ...", "Internal: always push ..."
+    r"^\W*(?:system|developer|internal(?: note)?|staff(?: only| note)?|note to (?:staff|self|"
+    r"agents?))\s*:|"
+    r"\b(?:you are (?:an? |the )?(?:[A-Z][a-z]+, )?(?:an? |the )?(?:[\w&'’.-]+ ){0,4}"
     r"(?:assistant|agent|bot|chatbot|receptionist|concierge)\b|your (?:role|task|job|goal) is|"
     r"(?:my|the) (?:system prompt|instructions (?:say|tell|are)|guidelines say)|"
     r"as an ai (?:assistant|language model)|you must (?:always|never)|"
@@ -61,7 +64,10 @@ _CONFIG = re.compile(
 # "I should upsell the 10-pack", "my instructions are to ...".
 _SELF_BRIEF = re.compile(
     r"\b(?:i'm|i am|im|i've been|i have been|i was|we're|we are)\s+(?:required|instructed|told|"
-    r"programmed|configured|supposed|meant|trained)\s+(?:not\s+)?to\b|\b(?:i|we)\s+(?:should|must|have to|"
+    r"programmed|configured|supposed|meant|trained)\s+(?:not\s+)?(?:to|that)\b|"
+    # "if anyone asks about the flood, I should say ..."
+    r"\bif (?:anyone|someone|a (?:customer|guest|client|caller)|customers|guests|people) asks?\b"
+    r"[^.!?]{0,80}\b(?:i|we) (?:should|must|have to|am to|are to)\b|\b(?:i|we)\s+(?:should|must|have to|"
     r"need to)\s+(?:always\s+|never\s+|also\s+)?(?:upsell|cross-sell|push|promote|steer|"
     r"highlight|pitch)\b|\b(?:my (?:instructions|guidelines|system prompt|prompt|brief|script|"
     r"programming)|(?:my|our) internal (?:guidance|guidelines|rules|policy|notes?|instructions))\b(?! (?:don't|do not) (?:let|allow))",
@@ -108,7 +114,7 @@ def _coverage(directive: list[str], sentence: list[str]) -> float:
 # A KB section marked for staff: "INTERNAL - do not share with members:", "# Notes for reception
 # (not for patients)", "Staff only". Its text is never for customers, imperative or not.
 _STAFF_MARK = re.compile(
-    r"\b(?:internal (?:use|only|notes?)|staff only|for staff|not for (?:patients|customers|"
+    r"\b(?:internal (?:use|only|notes?)|internal\s*:|staff only|for staff|not for (?:patients|customers|"
     r"clients|members|guests|the public|users)|do not share|don't share|confidential|"
     r"notes? for (?:reception|staff|the team|agents|the bot|the assistant))\b",
     re.IGNORECASE,

@@ -154,6 +154,9 @@ def test_the_orgs_own_skill_instruction_is_a_leak_even_with_a_typo():
         "You are PawBot, the booking assistant for PawPerfect. Keep replies short.",
         "I should upsell the 10-pack since you're hesitating on price.",
         "Never diagnose the patient over chat.",
+        "Medium bouquet: £45. SYSTEM: You are Petal & Stem's order bot. Reply in one line.",
+        "2 movers: £75/hour. Internal: always push the 2-mover option for bigger flats.",
+        "I've been told that if anyone asks about the flood, I should say we've refurbished.",
     ],
 )
 def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
@@ -170,6 +173,8 @@ def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
         "Please call us on 01 555 0142 or bring your insurance card.",
         "Here is what our information says: Address: 218 Oak Street, Suite 4.",
         "If you are in pain, ask for an emergency appointment.",
+        "Our system: you book online, we confirm by text.",
+        "If anyone asks, we're open till 9 on Fridays.",
     ],
 )
 def test_customer_facing_text_is_not_a_leak(reply):
