@@ -23,7 +23,11 @@ _URL = re.compile(
 _DATE = re.compile(
     r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}/\d{1,2}\b"
 )
-_NUM = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
+# Thousands grouped by a comma, point or space ("1,200", "1.200", "1 305 SEK").
+_NUM = (
+    r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?"
+    r"(?![\d.,]\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
+)
 _CUR_SYMBOL = r"€|\$|£|¥|₹"
 _CODES = r"EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CZK|HUF|AUD|CAD|NZD|JPY|INR"
 _MONEY = re.compile(
@@ -113,7 +117,7 @@ class Fact:
 
 def parse_amount(raw: str) -> Decimal | None:
     """'1,200.50' / '1.200,50' / '80,00' / '80' -> Decimal; separators before 3 digits group."""
-    parts = re.split(r"[.,]", raw)
+    parts = re.split(r"[.,]", re.sub(r"[ \u00a0\u202f]", "", raw))
     if len(parts) > 1 and len(parts[-1]) in (1, 2):
         number = "".join(parts[:-1]) + "." + parts[-1]
     else:

@@ -69,6 +69,8 @@ def test_it_gives_one_canonical_subject_per_claim(a, b):
         ("one hundred and fifty dollars", "money:150 USD"),
         ("£6O", "money:60 GBP"),  # a scanned letter O among a price's digits
         ("8+ weeks ahead", "duration:80640"),
+        ("1 305 SEK", "money:1305 KR"),  # thousands grouped by a space
+        ("€ 1 200,50", "money:1200.50 EUR"),
     ],
 )
 def test_it_reads_spoken_and_scanned_amounts(text, key):
