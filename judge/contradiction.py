@@ -66,6 +66,7 @@ records takes about 1.5 s.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -239,12 +240,18 @@ def sentences(text: str) -> list[str]:
 
 def clauses(text: str) -> list[Clause]:
     """The clauses of `text` (at least one when it has a word)."""
+    return list(_clauses(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _clauses(text: str) -> tuple[Clause, ...]:
+    """`clauses`, read once per text: a transcript compares each reply with every earlier one."""
     out: list[Clause] = []
     for sentence in sentences(text):
         for part in _CLAUSE.split(sentence):
             if part and re.search(r"\w", part):
                 out.append(Clause.of(part.strip(), sentence))
-    return out
+    return tuple(out)
 
 
 def _antonyms(a: Clause, b: Clause) -> bool:

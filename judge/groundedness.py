@@ -62,6 +62,7 @@ in that plateau on the side of fewer false alarms (specificity 0.95 / 0.92).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -192,6 +193,7 @@ def tokens(text: str) -> list[str]:
     ]
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper: "prices"/"priced" -> "pric", "cleaning" -> "clean"."""
     if word[:1].isdigit():

@@ -24,6 +24,7 @@ wrong", "correction", "upon checking" ...). Positions that depend on the custome
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -417,15 +418,22 @@ class SelfContradiction(Check):
     ) -> Finding | None:
         """Path (e): a reply welcoming the customer on a day an earlier reply said is closed
         ("Open Mon-Sat" ... "Yes, see you Sunday!")."""
+        welcoming = [
+            s
+            for s in split_sentences(turn.reply)
+            if _WELCOMING.search(s.text)
+            and _WEEKDAY.search(s.text)
+            and not _NOT_WELCOMING.search(s.text)
+        ]
+        if not welcoming:
+            return None  # the cheap test first: reading earlier replies' days costs more
         closed: dict[int, tuple[int, str]] = {}
         for earlier in before:
             for day, quote in closed_days(earlier.reply, manifest).items():
                 closed[day] = (earlier.index, quote)
             for day in open_days(earlier.reply, manifest):
                 closed.pop(day, None)
-        for sentence in split_sentences(turn.reply):
-            if _NOT_WELCOMING.search(sentence.text) or not _WELCOMING.search(sentence.text):
-                continue
+        for sentence in welcoming:
             for m in _WEEKDAY.finditer(sentence.text):
                 day = WEEKDAY_INDEX[m.group(1)[:3].casefold()]
                 if day not in closed:
@@ -615,13 +623,18 @@ def _words_of(text: str) -> frozenset[str]:
     return found - _UNITS - {w for w in found if w[0].isdigit()}
 
 
-def _figures(turn: Turn) -> list[_Figure]:
+def _figures(turn: Turn) -> tuple[_Figure, ...]:
+    return _figures_of(turn.index, turn.reply)
+
+
+@functools.lru_cache(maxsize=2048)
+def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
     """Each piece of a reply (split at commas, dashes and conjunctions) that gives one amount,
     duration or percentage, or says something is free, with the words naming what it is the
     figure of and the other figures of its sentence (the case it is about)."""
     found: list[_Figure] = []
-    prices = frozenset(f.value for f in extract_facts(turn.reply) if f.kind == "money")
-    for sentence in split_sentences(turn.reply):
+    prices = frozenset(f.value for f in extract_facts(reply) if f.kind == "money")
+    for sentence in split_sentences(reply):
         if "?" in sentence.text or _CONDITIONAL.search(sentence.text):
             continue
         everything = [f for f in extract_facts(sentence.text) if f.kind in _FIGURE_KINDS]
@@ -642,7 +655,7 @@ def _figures(turn: Turn) -> list[_Figure]:
             if subject and piece.strip():
                 found.append(
                     _Figure(
-                        turn.index,
+                        index,
                         piece.strip(),
                         kind,
                         value,
@@ -653,7 +666,7 @@ def _figures(turn: Turn) -> list[_Figure]:
                         noun or _last_word(piece[:at]),
                     )
                 )
-    return found
+    return tuple(found)
 
 
 def _same_currency(a: str, b: str) -> bool:
