@@ -3,6 +3,7 @@ date, time)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -148,8 +149,16 @@ def _item_words(name: str) -> frozenset[str]:
 
 def catalog(case: CaseTranscript, manifest: Manifest) -> dict[str, frozenset[str]]:
     """What a customer can book, by name: the manifest's services and the KB's item lines."""
-    names = [s.name for s in manifest.services]
-    for part in _ENTRY.split(case.fixture.text):
+    names = [*(s.name for s in manifest.services), *_kb_items(case.fixture.text)]
+    items = {name: _item_words(name) for name in names}
+    return {name: w for name, w in items.items() if w}
+
+
+@functools.lru_cache(maxsize=64)
+def _kb_items(kb: str) -> tuple[str, ...]:
+    """The names of the KB's priced or timed item lines, read once per KB."""
+    names: list[str] = []
+    for part in _ENTRY.split(kb):
         if not any(f.kind in ("money", "duration") for f in extract_facts(part)):
             continue
         # "Cuts: Women's cut $65" names a category and an item.
@@ -157,8 +166,7 @@ def catalog(case: CaseTranscript, manifest: Manifest) -> dict[str, frozenset[str
             m = _ITEM.match(candidate)
             if m and m.group(1).split()[0].casefold() not in _NOT_ITEMS:
                 names.append(m.group(1).strip())
-    items = {name: _item_words(name) for name in names}
-    return {name: w for name, w in items.items() if w}
+    return tuple(names)
 
 
 def _mentioned(text: str, items: dict[str, frozenset[str]]) -> list[str]:
@@ -319,6 +327,15 @@ def _kept(found: dict[str, str], text: str) -> dict[str, str]:
     return kept
 
 
+@functools.lru_cache(maxsize=64)
+def _kb_values(kb: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The clock times and amounts the KB states, read once per KB (not per turn)."""
+    facts = extract_facts(kb)
+    times = frozenset(f.value for f in facts if f.kind == "time") | loose_hours(kb)
+    money = frozenset(f.value for f in facts if f.kind == "money")
+    return times, money
+
+
 def _code_shape(code: str) -> str:
     """Letters kept, digits as '9': codes of one shape are the same kind of reference."""
     return re.sub(r"\d", "9", code)
@@ -431,7 +448,7 @@ def _conflicts(
             if word[0].isupper() and len(word) > 2 and not word.isupper():
                 sentence = sentence_at(sentences, m.start(1))
                 out.append(("name", word, sentence.text if sentence else reply))
-    kb_times = {f.value for f in extract_facts(kb) if f.kind == "time"} | loose_hours(kb)
+    kb_times, kb_money = _kb_values(kb)
     for fact in extract_facts(reply):
         if fact.kind not in ("phone", "email", "time") or fact.kind not in said.values:
             continue
@@ -455,7 +472,6 @@ def _conflicts(
             continue
         out.append((fact.kind, reply[fact.start : fact.end], text))
     amounts = [v for slot, v in said.values.items() if slot.startswith("amount:")]
-    kb_money = {f.value for f in extract_facts(kb) if f.kind == "money"}
     for fact in extract_facts(reply):
         if (
             fact.kind != "money"
