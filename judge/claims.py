@@ -333,7 +333,7 @@ def duration_matches(claimed: Decimal, truth: int, approximate: bool) -> bool:
 
 # --------------------------------------------------------------------------- days and hours
 
-_DAY_WORD = re.compile(
+DAY_WORD = re.compile(
     r"\b(?:(?P<full>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:s|'s)?"
     r"|(?P<abbr>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?)(?![a-z])",
     re.IGNORECASE,
@@ -363,14 +363,14 @@ class DayMention:
     days: frozenset[int]
 
 
-def _day_number(word: str) -> int:
+def day_number(word: str) -> int:
     return [d[:3].casefold() for d in WEEKDAYS].index(word[:3].casefold())
 
 
 def day_mentions(text: str) -> list[DayMention]:
     """Weekdays named in text: single days, ranges ('Mon-Thu', 'Monday to Friday') and groups
     ('weekdays', 'every day', '24/7')."""
-    named = list(_DAY_WORD.finditer(text))
+    named = list(DAY_WORD.finditer(text))
     out: list[DayMention] = []
     used: set[int] = set()
     for i, match in enumerate(named):
@@ -378,7 +378,7 @@ def day_mentions(text: str) -> list[DayMention]:
             continue
         nxt = named[i + 1] if i + 1 < len(named) else None
         if nxt and _DAY_RANGE_JOIN.match(text[match.end() : nxt.start()]):
-            first, last = _day_number(match.group(0)), _day_number(nxt.group(0))
+            first, last = day_number(match.group(0)), day_number(nxt.group(0))
             days = frozenset((first + k) % 7 for k in range((last - first) % 7 + 1))
             out.append(DayMention(match.start(), nxt.end(), days))
             used.add(i + 1)
@@ -390,7 +390,7 @@ def day_mentions(text: str) -> list[DayMention]:
             and not _LISTED_AFTER.match(text[match.end() :])
         ):
             continue  # lower-case "sat"/"sun"/"wed" in prose is not a day
-        out.append(DayMention(match.start(), match.end(), frozenset({_day_number(match.group(0))})))
+        out.append(DayMention(match.start(), match.end(), frozenset({day_number(match.group(0))})))
     for pattern, days in _DAY_GROUPS:
         for match in pattern.finditer(text):
             out.append(DayMention(match.start(), match.end(), days))

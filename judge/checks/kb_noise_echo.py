@@ -378,17 +378,13 @@ def _everyday_fix(word: str) -> str | None:
     by one edit or one scanning confusion; None when there is none or `word` is short."""
     if len(word) <= _MIN_TYPO_LENGTH or frequency(word) or clips(word):
         return None
-    best: tuple[int, str] | None = None
-    for other, position, operation in _edits(word):
-        if _spelling_variant(word, other, position, operation):
-            continue
-        count = frequency(other)
-        if count >= EVERYDAY and (best is None or count > best[0]):
-            best = (count, other)
-    for other in _ocr_variants(word):
-        count = frequency(other)
-        if count >= EVERYDAY and (best is None or count > best[0]):
-            best = (count, other)
+    candidates = [
+        other
+        for other, position, operation in _edits(word)
+        if not _spelling_variant(word, other, position, operation)
+    ]
+    counted = [(frequency(o), o) for o in (*candidates, *_ocr_variants(word))]
+    best = max((c for c in counted if c[0] >= EVERYDAY), key=lambda c: c[0], default=None)
     return best[1] if best else None
 
 

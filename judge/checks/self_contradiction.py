@@ -32,9 +32,11 @@ from decimal import Decimal
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.claims import (
+    DAY_WORD,
     WEEKDAYS,
     answer_polarity,
     content_stems,
+    day_number,
     duration_matches,
     first_sentence,
     reply_statements,
@@ -422,7 +424,7 @@ class SelfContradiction(Check):
             s
             for s in split_sentences(turn.reply)
             if _WELCOMING.search(s.text)
-            and _WEEKDAY.search(s.text)
+            and DAY_WORD.search(s.text)
             and not _NOT_WELCOMING.search(s.text)
         ]
         if not welcoming:
@@ -434,8 +436,8 @@ class SelfContradiction(Check):
             for day in open_days(earlier.reply, manifest):
                 closed.pop(day, None)
         for sentence in welcoming:
-            for m in _WEEKDAY.finditer(sentence.text):
-                day = WEEKDAY_INDEX[m.group(1)[:3].casefold()]
+            for m in DAY_WORD.finditer(sentence.text):
+                day = day_number(m.group(0))
                 if day not in closed:
                     continue
                 earlier_turn, quote = closed[day]
@@ -600,18 +602,12 @@ class _Figure:
     noun: str  # the last content word before the figure: "Hearing aid consultation: free"
 
 
-def _last_word(text: str) -> str:
-    """The last content word of `text` (stemmed, units aside); "" when it has none."""
-    for word in reversed(tokens(text)):
-        found = _words_of(word) if not word.endswith("ly") else frozenset()  # adverbs aside
-        if found:
-            return next(iter(found))
-    return ""
-
-
-def _first_word(text: str) -> str:
-    """The first content word of `text` (stemmed, units aside); "" when it has none."""
-    for word in tokens(text):
+def _noun(text: str, *, last: bool) -> str:
+    """The first (or last, adverbs aside) content word of `text`, stemmed, units aside; "" when
+    it has none."""
+    for word in reversed(tokens(text)) if last else tokens(text):
+        if last and word.endswith("ly"):
+            continue
         found = _words_of(word)
         if found:
             return next(iter(found))
@@ -648,7 +644,7 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
             else:
                 continue
             # "free collect & deliver": what is free follows the word.
-            noun = _first_word(piece[free.end() :]) if value == "0" else ""
+            noun = _noun(piece[free.end() :], last=False) if value == "0" else ""
             subject = _words_of(piece)
             mine = {value} | {f.value for f in facts}
             context = frozenset(f.value for f in everything if f.value not in mine)
@@ -663,7 +659,7 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
                         _words_of(piece[:at]),
                         context,
                         prices,
-                        noun or _last_word(piece[:at]),
+                        noun or _noun(piece[:at], last=True),
                     )
                 )
     return tuple(found)
@@ -730,10 +726,6 @@ def _different_subjects(pair: Pair) -> bool:
     return bool(_subject(pair.later, pair.shared) and _subject(pair.earlier, pair.shared))
 
 
-_WEEKDAY = re.compile(
-    r"\b(mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?s?\b", re.IGNORECASE
-)
-WEEKDAY_INDEX = {name[:3].casefold(): i for i, name in enumerate(WEEKDAYS)}
 # A reply agreeing to the customer's visit on a day: "see you Sunday", "Sunday works".
 _WELCOMING = re.compile(
     r"\b(?:see you|booked|book you|pencil|works|is fine|suits|come (?:in|along|by)|pop in|"
