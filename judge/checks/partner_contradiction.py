@@ -277,7 +277,7 @@ _CODE = re.compile(r"\b[A-Z]{1,4}[-/]?\d{3,}(?:[-/][A-Z0-9]+)?\b")
 
 
 @dataclass
-class _Said:
+class Said:
     """The customer's latest value per slot, with the turn and verbatim text it came from."""
 
     values: dict[str, tuple[str, str, int]]
@@ -341,7 +341,9 @@ def _code_shape(code: str) -> str:
     return re.sub(r"\d", "9", code)
 
 
-def _customer_slots(text: str, turn: int, said: _Said, items: dict[str, frozenset[str]]) -> None:
+def customer_slots(text: str, turn: int, said: Said, items: dict[str, frozenset[str]]) -> None:
+    """Record in `said` the details the customer gives in `text` (their message of `turn`):
+    name, phone, email, party size, days, dates, times, codes, amounts, items chosen."""
     for m in _NAME.finditer(text):
         first = m.group(1).split()[0]
         if first.casefold() not in _NOT_NAMES:
@@ -424,7 +426,7 @@ def _role_days(clause: str) -> list[tuple[str, str, str]]:
 
 
 def _conflicts(
-    reply: str, said: _Said, kb: str, customer: str, items: dict[str, frozenset[str]]
+    reply: str, said: Said, kb: str, customer: str, items: dict[str, frozenset[str]]
 ) -> list[tuple[str, str, str]]:
     """(slot, what the reply says, sentence) for each restated value that differs."""
     out: list[tuple[str, str, str]] = []
@@ -555,13 +557,13 @@ class PartnerContradiction(Check):
     check_id = "partner_contradiction"
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
-        said = _Said({})
+        said = Said({})
         kb = case.fixture.text
         items = catalog(case, manifest)
         findings: list[Finding] = []
         customer_text = ""
         for turn in case.turns:
-            _customer_slots(turn.customer, turn.index, said, items)
+            customer_slots(turn.customer, turn.index, said, items)
             customer_text += "\n" + turn.customer
             conflicts = _conflicts(turn.reply, said, kb, customer_text, items)
             if not conflicts:

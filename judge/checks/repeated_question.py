@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
+from judge.checks.partner_contradiction import Said, customer_slots
 from judge.checks.questions_per_turn import question_sentences
 from judge.dialogue_acts import ASKS, clauses
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
@@ -57,8 +58,103 @@ _ASKING = re.compile(
 )
 # "... before i do that can i take your full name please": the ask starts mid-sentence.
 _ASKING_WITHIN = re.compile(
-    r"\b(?:can|could|may) i (?:take|have|get|grab|start with|ask for|confirm|check)\b", re.I
+    r"\b(?:can|could|may) i (?:take|have|get|grab|start with|ask for|confirm|check)\b"
+    r"|(?:^|, )please (?:confirm|enter|provide|send|give|tell|share|type|reply with)\b",
+    re.I,
 )
+
+
+# A detail the bot asks the customer for, by how a question names it, and how the customer gives
+# it. "your pet's name" or "the name of the company" ask for someone else's.
+_DETAIL_ASKED = {
+    "phone": re.compile(
+        r"\b(?:phone|mobile|cell|telephone|contact)(?: number)?\b"
+        r"|\bnumber\b[^.?!]{0,40}\b(?:reach|call|text|contact)\b",
+        re.I,
+    ),
+    "email": re.compile(r"\be-?mail\b", re.I),
+    "name": re.compile(
+        r"\b(?:your|a|the) (?:full |first )?name\b(?! of)|\bname (?:for|on|under) (?:the|your)\b"
+        r"|\bwho (?:am i|i'm) (?:speaking|talking) (?:to|with)\b",
+        re.I,
+    ),
+    "party": re.compile(
+        r"\bhow many (?:people|of you|guests|players|adults|persons|participants|"
+        r"(?:will be )?in your (?:group|party))\b|\bparty size\b"
+        r"|\bnumber of (?:people|guests|players|participants)\b",
+        re.I,
+    ),
+    "their name": re.compile(
+        r"\byour (?:\w+ )?(?:pet|dog|cat|puppy|kitten|child|son|daughter)'s name\b", re.I
+    ),
+    "postcode": re.compile(r"\b(?:post ?code|zip(?: code)?|postal code)\b", re.I),
+    "birth": re.compile(r"\b(?:date of birth|d\.?o\.?b\b\.?|birth ?date)", re.I),
+}
+_GIVEN = {
+    "postcode": re.compile(
+        r"\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b|\b(?i:post ?code|zip(?: code)?|postal code)\b"
+        r"(?: is)?:? ?([A-Z0-9][A-Z0-9 -]{2,8}\d|\d{4,5})\b"
+    ),
+    "birth": re.compile(
+        r"\b(?:date of birth|d\.?o\.?b\b\.?|born(?: on)?)\W{0,3}(?:is\W{1,2})?\d{1,2}\W?\w+", re.I
+    ),
+}
+# "another number", "a different email", "the new postcode": a second value, not the same one.
+_ANOTHER = re.compile(
+    r"\b(?:another|alternative|other|different|second|backup|new|updated|else|"
+    r"landline|work|home|emergency)\b",
+    re.I,
+)
+
+# "The number looks like it's missing a few digits": the value given cannot be used as it is.
+_UNUSABLE = re.compile(
+    r"\b(?:missing|incomplete|invalid|not valid|too (?:short|long)|in full|typo|mistake|"
+    r"(?:didn't|did not|couldn't|could not|can't|cannot) (?:catch|get|find|read|match|verify|"
+    r"recogni[sz]e)|doesn't (?:look|seem|match)|does not (?:look|seem|match))\b",
+    re.I,
+)
+
+
+def _given(said: Said) -> dict[str, tuple[str, int]]:
+    """Detail -> the customer's verbatim words and their turn, for the details given so far."""
+    slots = {"phone": "phone", "email": "email", "party": "party", "name": "name"}
+    slots |= {"full name": "surname", "their name": "other_name"}
+    slots |= {detail: f"given:{detail}" for detail in _GIVEN}
+    return {
+        detail: (said.values[slot][1], said.values[slot][2])
+        for detail, slot in slots.items()
+        if slot in said.values
+    }
+
+
+def _record_given(text: str, turn: int, said: Said) -> None:
+    """What `customer_slots` reads, and the postcode and date of birth the customer gives."""
+    customer_slots(text, turn, said, {})
+    for detail, pattern in _GIVEN.items():
+        if m := pattern.search(text):
+            said.put(f"given:{detail}", m.group(0), m.group(0), turn)
+
+
+def _detail_asked(
+    ask: str, reply: str, given: dict[str, tuple[str, int]]
+) -> tuple[str, tuple[str, int]] | None:
+    """(detail, customer's words) when `ask` asks for a detail the customer already gave and
+    the reply does not read it back (a confirmation) or ask for another one."""
+    if _ANOTHER.search(ask) or _UNUSABLE.search(reply):
+        return None
+    for detail, pattern in _DETAIL_ASKED.items():
+        m = pattern.search(ask)
+        if m is None or detail not in given:
+            continue
+        if detail == "name" and re.search(r"\b(?:full|sur|last)\s?name\b", ask, re.I):
+            detail = "full name"
+            if detail not in given:
+                continue
+        quote = given[detail][0]
+        if quote.casefold() in reply.casefold() or set(words(quote)) & set(words(reply)) - _FILLER:
+            return None
+        return detail, given[detail]
+    return None
 
 
 @dataclass
@@ -125,8 +221,14 @@ class RepeatedQuestion(Check):
         asked: list[_Asked] = []
         said: dict[int, frozenset[str]] = {}  # turn -> the customer's words up to that turn
         customer: frozenset[str] = frozenset()
+        details = Said({})
+        # detail -> (turn, question) asked after the customer gave it, and their words.
+        regiven: dict[str, list[tuple[int, str]]] = {}
+        given_as: dict[str, tuple[str, int]] = {}
         for turn in case.turns:
             customer |= _tokens(turn.customer)
+            _record_given(turn.customer, turn.index, details)
+            given = _given(details)
             said[turn.index] = customer
             matched_this_turn: set[int] = set()
             questions = question_sentences(turn.reply)
@@ -168,6 +270,11 @@ class RepeatedQuestion(Check):
                         break
                 else:
                     asked.append(_Asked(tokens, [(turn.index, clause)]))
+                    if (known := _detail_asked(clause, turn.reply, given)) is not None:
+                        detail, quote = known
+                        if all(t != turn.index for t, _ in regiven.get(detail, [])):
+                            regiven.setdefault(detail, []).append((turn.index, clause))
+                            given_as[detail] = quote
         findings: list[Finding] = []
         for question in asked:
             count = len(question.occurrences)
@@ -193,6 +300,39 @@ class RepeatedQuestion(Check):
                     ),
                     effort="S",
                     confidence=0.9 if question.exact else 0.7,
+                )
+            )
+        # A detail asked again after it was given, and asked again after that, is one repeat.
+        repeated = {turn for q in asked if len(q.occurrences) >= 2 for turn, _ in q.occurrences}
+        for detail, occurrences in regiven.items():
+            if {turn for turn, _ in occurrences} <= repeated:
+                continue
+            findings.append(
+                self.finding(
+                    case,
+                    severity="major" if len(occurrences) >= 2 else "minor",
+                    turn_index=occurrences[-1][0],
+                    subject=occurrences[0][1][:200],
+                    evidence=[
+                        *(
+                            Evidence(source="reply", quote=text, turn=index)
+                            for index, text in occurrences
+                        ),
+                        Evidence(
+                            source="customer", quote=given_as[detail][0], turn=given_as[detail][1]
+                        ),
+                    ],
+                    rationale=(
+                        f"The customer already gave their {detail} ('{given_as[detail][0]}'), "
+                        f"but the responder asked for it again."
+                    ),
+                    fix_target="skill",
+                    fix_text=(
+                        "Have the skill fill its fields from everything the customer has said "
+                        "so far, including details given before they were asked for."
+                    ),
+                    effort="S",
+                    confidence=0.7,
                 )
             )
         return findings

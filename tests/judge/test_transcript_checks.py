@@ -424,3 +424,70 @@ def test_the_same_figure_a_correction_or_another_item_is_not(later):
         later,
     )
     assert _run("self_contradiction", dialogue) == []
+
+
+@pytest.mark.parametrize(
+    "given, ask, detail",
+    [
+        (
+            "Lena Fischer, mobile 0176 4412 8830",
+            "What's the best mobile number to reach you?",
+            "phone",
+        ),
+        (
+            "table for 7 on saturday, name Marcus",
+            "And how many people will be in your group?",
+            "party",
+        ),
+        ("no water at home, postcode BS5 6QT", "Please enter your postcode.", "postcode"),
+        (
+            "blood test please, DOB 14/02/1987",
+            "Before I can book, please confirm your date of birth.",
+            "birth",
+        ),
+        ("booster for my cat Miso please", "What is your pet's name?", "their name"),
+    ],
+)
+def test_asking_for_a_detail_the_customer_already_gave_is_a_repeat(given, ask, detail):
+    dialogue = _dialogue(given, "Thanks! We can do that.", "great", ask)
+    [finding] = _run("repeated_question", dialogue)
+    assert finding.turn_index == 1 and finding.severity == "minor"
+    assert detail in finding.rationale
+    customer = [e for e in finding.evidence if e.source == "customer"]
+    assert customer and customer[0].turn == 0 and customer[0].quote in given
+
+
+@pytest.mark.parametrize(
+    "given, ask",
+    [
+        # The number given is unusable: asking again is right.
+        (
+            "my number is 0161 496 07",
+            "That number looks like it's missing digits, could you send it in full?",
+        ),
+        # A second value, not the same one.
+        ("my mobile is 07700 900482", "Do you have another number, a landline perhaps?"),
+        # A read-back to confirm, not a re-ask.
+        ("my mobile is 07700 900482", "Is 07700 900482 the best number to reach you?"),
+        # Only a first name was given: the full name is a new detail.
+        ("i'm Lena", "Could I have your full name for the booking?"),
+        # Someone else's name, not the customer's.
+        ("i'm Lena Fischer", "What is your pet's name?"),
+    ],
+)
+def test_asking_again_for_a_reason_or_for_something_else_is_no_repeat(given, ask):
+    assert (
+        _run("repeated_question", _dialogue(given, "Thanks! We can do that.", "great", ask)) == []
+    )
+
+
+def test_a_detail_asked_twice_after_it_was_given_is_one_major_finding():
+    dialogue = _dialogue(
+        "hi, Marcus Adeyemi here, 07700 900123",
+        "Thanks Marcus! What's your phone number?",
+        "i just gave it",
+        "Sorry! Could I take a contact number please?",
+    )
+    [finding] = _run("repeated_question", dialogue)
+    assert finding.severity == "major"
+    assert [e.turn for e in finding.evidence if e.source == "reply"] == [0, 1]
