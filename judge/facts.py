@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from itertools import combinations_with_replacement
 
 from generator.dates import NUMBER_WORDS, SPOKEN_NUMBER, spoken_number
+from judge.arithmetic import follows
 
 FACT_KINDS = ("money", "time", "duration", "percent", "phone", "email", "url")
 
@@ -51,8 +52,13 @@ _SPOKEN_CURRENCY = {"p": "GBP", "q": "GBP", "e": "EUR", "d": "USD", "b": "USD", 
 _PRICE_O = re.compile(rf"(?:{_CUR_SYMBOL})\d{{1,4}}O+(?![A-Za-z])")
 _BARE_DECIMAL = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d])")
 _PERCENT = re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:%|per ?cent\b)", re.IGNORECASE)
+# "2 hours 20 minutes", "1h 50m", "1 hr 30": one span.
+_COMPOUND_DURATION = re.compile(
+    r"(?<![\d.,])(\d{1,2})\s?(?:hours?|hrs?|h)\s?(?:and\s)?(\d{1,2})\s?(?:minutes?|mins?|m)\b",
+    re.IGNORECASE,
+)
 _DURATION = re.compile(
-    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\+?\s?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\+?[\s-]?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
     r"wks?)\b",
     re.IGNORECASE,
 )
@@ -213,6 +219,9 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
         amount = parse_amount(m.group(1))
         if amount is not None:
             facts.append(Fact("percent", money_text(amount), m.start(), m.end()))
+    for m in scan(_COMPOUND_DURATION):
+        minutes = int(m.group(1)) * 60 + int(m.group(2))
+        facts.append(Fact("duration", str(minutes), m.start(), m.end()))
     for m in scan(_DURATION):
         amount = parse_amount(m.group(1))
         if amount is not None:
@@ -309,6 +318,31 @@ def time_variants(fact: Fact) -> set[str]:
     return variants
 
 
+_OCR_UNIT = re.compile(r"\b(\d+)\s?rn(ins?|inutes?)\b")
+
+
+def readable_text(text: str) -> str:
+    """Text as a reader takes it: HTML entities decoded ("&euro;42/day") and a scanner's "rn"
+    for "m" in a unit ("30 rninutes"). For reading values only: offsets differ from `text`."""
+    return _OCR_UNIT.sub(r"\1 m\2", html.unescape(text))
+
+
+_SPANS = {
+    "half an hour": "30",
+    "an hour": "60",
+    "a day": "1440",
+    "a week": "10080",
+    "one week": "10080",
+    "a fortnight": "20160",
+    "24/7": "1440",
+    "round the clock": "1440",
+    "around the clock": "1440",
+}
+_SPAN_WORDS = re.compile(
+    r"\b(" + "|".join(re.escape(span) for span in _SPANS) + r")(?![\w/])", re.IGNORECASE
+)
+
+
 @dataclass
 class SupportIndex:
     """Every fact a reply may legitimately state, gathered from the KB, manifest and customer."""
@@ -317,10 +351,14 @@ class SupportIndex:
     values: dict[str, set[str]] = field(default_factory=dict)
 
     def add_text(self, text: str) -> None:
-        for fact in extract_facts(text, default_currency=self.default_currency, lenient=True):
+        readable = readable_text(text)
+        for fact in extract_facts(readable, default_currency=self.default_currency, lenient=True):
             self.add(fact)
         # "Mon-Fri 8-6" and "at 2" support the clock times they may mean.
-        self.values.setdefault("time", set()).update(loose_hours(text))
+        self.values.setdefault("time", set()).update(loose_hours(readable))
+        # "a week", "half an hour": a span said in words.
+        for m in _SPAN_WORDS.finditer(readable):
+            self.add_value("duration", _SPANS[m.group(1).casefold()])
 
     def add(self, fact: Fact) -> None:
         bucket = self.values.setdefault(fact.kind, set())
@@ -351,29 +389,42 @@ class SupportIndex:
         counts: Iterable[int],
         shifts: Iterable[str] = (),
         stated: Iterable[str] = (),
+        *,
+        result: bool = False,
+        listed: Iterable[str] = (),
+        rates: Iterable[Decimal] = (),
+        spans: Iterable[int] = (),
     ) -> bool:
-        """Whether `fact` is arithmetic on supported values, as a careful reader accepts: a price
-        times a count stated in the conversation ("CHF 112 x 4 days = CHF 448"), a sum of up to
-        three supported prices the conversation states (`stated`: "£42 + £4 + £6 = £52"), a
-        supported percentage of a supported price ("50% off £33 = £16.50"), or a supported time
-        moved by a supported duration that
-        the same reply states (`shifts`: "check-in closes 45 min before" the 22:45 sailing ->
-        "be there by 22:00")."""
+        """Whether `fact` is arithmetic on supported values, as a careful reader accepts
+        (`judge.arithmetic.follows`): amounts from the supported ones the conversation states
+        (`stated`, money values), with its `counts` and the supported or stated `rates`;
+        `result` when the reply presents the figure as a result, `listed` the amounts the same
+        reply lists before it. A time may be a supported time moved by a supported duration the
+        conversation states (`shifts`: "check-in closes 45 min before" the 22:45 sailing ->
+        "be there by 22:00"); a duration may be the span between two times the reply states
+        (`spans`, minutes: "2pm-5pm (3 hours)")."""
         if fact.kind == "money":
             amount, _, currency = fact.value.rpartition(" ")
             support = self.values.get("money", set())
-            known = sorted(
-                {_decimal(v.rpartition(" ")[0]) for v in support if v.endswith(f" {currency}")}
-            )[:60]
-            addends = sorted(
-                {
-                    _decimal(v.rpartition(" ")[0])
-                    for v in stated
-                    if v in support and v.endswith(f" {currency}")
-                }
-            )[:30]
-            return _arithmetic(
-                _decimal(amount), known, addends, counts, self.values.get("percent", ())
+
+            def amounts(values: Iterable[str]) -> list[Decimal]:
+                return sorted(
+                    {
+                        _decimal(v.rpartition(" ")[0])
+                        for v in values
+                        if v in support and v.endswith(f" {currency}")
+                    }
+                )
+
+            rates = {_decimal(p) for p in self.values.get("percent", ())} | set(rates)
+            return follows(
+                _decimal(amount),
+                known=amounts(support)[:60],
+                stated=amounts(stated)[:30],
+                counts=counts,
+                rates=rates,
+                result=result,
+                listed=amounts(listed),
             )
         if fact.kind == "time":
             supported = self.values.get("duration", set())
@@ -385,6 +436,8 @@ class SupportIndex:
                     for moved in (base - shift, base + shift):
                         if _time_value(moved // 60 % 24, moved % 60) in time_variants(fact):
                             return True
+        if fact.kind == "duration":
+            return _decimal(fact.value) in {Decimal(span) for span in spans}
         return False
 
     def copy(self) -> SupportIndex:
@@ -396,31 +449,6 @@ def _decimal(text: str) -> Decimal:
         return Decimal(text)
     except InvalidOperation:
         return Decimal(-1)
-
-
-def _arithmetic(
-    target: Decimal,
-    known: list[Decimal],
-    addends: list[Decimal],
-    counts: Iterable[int],
-    percents: Iterable[str],
-) -> bool:
-    if target <= 0 or not known:
-        return False
-    cent = Decimal("0.01")
-    if any(k * n == target for k in known for n in counts):
-        return True
-    for size in (2, 3):
-        if any(sum(t) == target for t in combinations_with_replacement(addends, size)):
-            return True
-    for raw in percents:
-        rate = _decimal(raw) / 100
-        if 0 < rate < 1 and any(
-            (k * rate).quantize(cent) == target or (k * (1 - rate)).quantize(cent) == target
-            for k in known
-        ):
-            return True
-    return False
 
 
 def conversation_counts(text: str) -> set[int]:

@@ -276,11 +276,15 @@ class RepeatedQuestion(Check):
                             regiven.setdefault(detail, []).append((turn.index, clause))
                             given_as[detail] = quote
         findings: list[Finding] = []
+        asked_after_given = {occurrence for found in regiven.values() for occurrence in found}
         for question in asked:
             count = len(question.occurrences)
             if count < 2:
                 continue
             first_text = question.occurrences[0][1]
+            # Asked twice for a detail the customer had already given is a third time.
+            if question.occurrences[0] in asked_after_given:
+                count += 1
             findings.append(
                 self.finding(
                     case,

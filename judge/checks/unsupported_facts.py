@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 from generator.schemas import Manifest
+from judge.arithmetic import RESULT, rates_in
 from judge.checks.base import Check
-from judge.facts import Fact, SupportIndex, conversation_counts, extract_facts, money_text
+from judge.facts import (
+    Fact,
+    SupportIndex,
+    conversation_counts,
+    extract_facts,
+    money_text,
+    readable_text,
+)
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import quote_around, sentence_at, split_sentences
 
@@ -55,26 +65,64 @@ def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple
     """(turn index, reply, fact) for every fact no source supports; one per fact per turn."""
     index = support_index(case, manifest)
     found: list[tuple[int, str, Fact]] = []
-    said = ""
+    said = ""  # the customer's messages so far
+    told = ""  # the conversation so far, replies included
     for turn in case.turns:
         # What the customer said so far (this turn's message included) is fair to repeat back.
         index.add_text(turn.customer)
         said += "\n" + turn.customer
+        told += f"\n{turn.customer}\n{turn.reply}"
         counts = conversation_counts(f"{said}\n{turn.reply}")
         facts = extract_facts(turn.reply, default_currency=manifest.currency)
-        shifts = [f.value for f in facts if f.kind == "duration"]
-        stated = [f.value for f in extract_facts(f"{said}\n{turn.reply}") if f.kind == "money"]
+        conversation = extract_facts(readable_text(told), default_currency=manifest.currency)
+        shifts = [f.value for f in conversation if f.kind == "duration"]
+        stated = [f.value for f in conversation if f.kind == "money"]
+        # Besides the supported percentages: rates in words the reply itself applies ("half
+        # price", "a third off"), and for a figure presented as a result those of the whole
+        # conversation. An invented "20% off" is no operand.
+        own_rates = rates_in(turn.reply)
+        all_rates = rates_in(told)
+        times = [f for f in facts if f.kind == "time"]
+        spans = {
+            (int(b.value[:2]) * 60 + int(b.value[3:]) - int(a.value[:2]) * 60 - int(a.value[3:]))
+            % (24 * 60)
+            for a in times
+            for b in times
+        }
         seen: set[str] = set()
         theirs = [f for f in extract_facts(said) if f.kind in ("phone", "email")]
         for fact in facts:
             if fact.key in seen or index.supports(fact) or _misread(fact, theirs):
                 continue
-            if index.derives(fact, counts, shifts, stated):
+            listed = [f.value for f in facts if f.kind == "money" and f.end <= fact.start]
+            result = _presented_as_result(turn.reply, fact, facts)
+            if index.derives(
+                fact,
+                counts,
+                shifts,
+                stated,
+                result=result,
+                listed=listed,
+                rates=all_rates if result else own_rates,
+                spans=spans,
+            ):
                 index.add(fact)  # a total worked out once may be repeated
                 continue
             seen.add(fact.key)
             found.append((turn.index, turn.reply, fact))
     return found
+
+
+def _presented_as_result(reply: str, fact: Fact, facts: list[Fact]) -> bool:
+    """The reply introduces `fact` as worked out: a result word ("so", "total", "=", "comes
+    to") between the start of its sentence (or the figure before it) and the figure."""
+    sentence = sentence_at(split_sentences(reply), fact.start)
+    start = max(
+        [reply.rfind("\n", 0, fact.start) + 1]
+        + ([sentence.start] if sentence else [])
+        + [f.end for f in facts if f.end <= fact.start]
+    )
+    return bool(RESULT.search(reply[start : fact.start]))
 
 
 def _misread(fact: Fact, theirs: list[Fact]) -> bool:
@@ -90,8 +138,13 @@ def _misread(fact: Fact, theirs: list[Fact]) -> bool:
                 sorted(a) == sorted(b) or sum(x != y for x, y in zip(a, b, strict=True)) <= 2
             ):
                 return True
-        elif fact.value.partition("@")[0] == other.value.partition("@")[0]:
-            return True
+        else:
+            mine, _, domain = fact.value.partition("@")
+            local, _, their_domain = other.value.partition("@")
+            if mine == local or (
+                domain == their_domain and re.sub(r"[._-]", "", mine) == re.sub(r"[._-]", "", local)
+            ):
+                return True
     return False
 
 

@@ -175,3 +175,15 @@ def test_a_scanned_price_and_a_customer_hour_support_the_reply():
         fixture_text=kb,
     )
     assert findings == []
+
+
+def test_the_customers_email_read_back_with_a_dot_added_is_left_to_partner_contradiction():
+    _, findings = _run(
+        (
+            "email tferreirahughes@outlook.com",
+            "Confirmation will go to tferreira.hughes@outlook.com.",
+        )
+    )
+    assert findings == []
+    _, findings = _run(("email tom@outlook.com", "Confirmation will go to info@clinic-mail.com."))
+    assert [f.subject for f in findings] == ["info@clinic-mail.com"]
