@@ -17,7 +17,7 @@ from functools import cache
 from generator.domain import parse_days
 from generator.schemas import Manifest, ManifestHours
 from judge.facts import Fact, extract_facts, time_variants
-from judge.text import Sentence, split_sentences, words
+from judge.text import DAY_WORD, Sentence, split_sentences, words
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -333,11 +333,6 @@ def duration_matches(claimed: Decimal, truth: int, approximate: bool) -> bool:
 
 # --------------------------------------------------------------------------- days and hours
 
-DAY_WORD = re.compile(
-    r"\b(?:(?P<full>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:s|'s)?"
-    r"|(?P<abbr>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?)(?![a-z])",
-    re.IGNORECASE,
-)
 _DAY_RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|through|thru|until|till)\s*$", re.IGNORECASE)
 _DAY_GROUPS = (
     (re.compile(r"\bweekdays?\b", re.IGNORECASE), frozenset(range(5))),

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from judge.facts import extract_facts
-from judge.text import Sentence, split_sentences, words
+from judge.text import WEEKDAY, Sentence, split_sentences, words
 
 # Function words and chat filler: never the topic of a question.
 STOP = frozenset(
@@ -31,6 +31,8 @@ STOP = frozenset(
         "anyone someone everyone everything"
     )
 )
+# A weekday, without the named groups (a hint pattern may hold it beside others).
+_DAY = r"\b" + re.sub(r"\(\?P<\w+>", "(?:", WEEKDAY)
 _INTERROGATIVE = re.compile(
     r"^(?:what|what's|whats|which|when|where|who|whom|whose|why|how|is|are|am|was|were|do|does|"
     r"did|can|could|would|will|should|shall|may|might|have|has|had|any|r|u)\b",
@@ -59,6 +61,20 @@ _INVERSION = re.compile(
     rf"|\bif(?:\s+[\w']+){{1,4}}\s+){_AUX}\s+(?:i|we|you|u|ya|it|that|this|there|they|he|she)\b",
     re.IGNORECASE,
 )
+# A statement that opens with an auxiliary ("has lenovo laptop in it") is no question without
+# a '?' unless its subject follows (`_INVERSION`).
+_AUX_OPENING = re.compile(rf"^\W*{_AUX}\b", re.IGNORECASE)
+_EXCLAIMS = re.compile(
+    r"^\W*(?:what an?|how (?:lovely|nice|great|cool|kind|sweet))\b(?!.*\?)", re.I
+)
+_ABOUT_THE_CHAT = re.compile(
+    r"\b(?:(?:that'?s|thats|that is) not what i (?:asked|said|meant)|not what i asked|"
+    r"i (?:just |already )?(?:gave|told|said|sent|asked)(?: (?:it|you|u|that|this))?"
+    r"(?: (?:already|before|earlier))?\W*$|i thought (?:you|u) said|"
+    r"why (?:are |r )?(?:you|u) (?:telling|asking|saying|sending|giving))",
+    re.IGNORECASE,
+)
+_PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these)\b", re.IGNORECASE)
 _WH = re.compile(
     r"\b(?:what|what's|whats|which|when|where|who|whom|whose|why|how)\b", re.IGNORECASE
 )
@@ -115,7 +131,13 @@ _SORRY_NO = re.compile(
     re.IGNORECASE,
 )
 # "What if I can't make it?" is answered by what happens then: a fee, a refund, a rule.
-_WHAT_IF = re.compile(r"\bwhat (?:if|happens if|happens when|about if)\b", re.IGNORECASE)
+_WHAT_IF = re.compile(
+    r"\bwhat (?:if|happens if|happens when|about if)\b"
+    r"|\bwhat (?:do|should|can|would) (?:i|we) do (?:if|when)\b|^\W*(?:and |but |so |what )?if\b",
+    re.IGNORECASE,
+)
+# A reply sentence that states what happens in that case: "If conditions are unsafe, ...".
+_CONDITIONAL = re.compile(r"^\W*(?:if|in (?:that|this|which) case|should)\b", re.IGNORECASE)
 _CONSEQUENCE = re.compile(
     r"\b(?:otherwise|charged?|fee|refund\w*|lost|forfeit\w*|cancel\w*|reschedul\w*|"
     r"rebook\w*|move|moved|no charge|free of charge|you(?:'ll| will) (?:need|have|get|be)|"
@@ -136,7 +158,8 @@ _OPENS_WITH_STANCE = re.compile(
     r"correct|"
     r"exactly|indeed|not at all|we do|we don't|we do not|we are|we're not|we aren't|we have|"
     r"we can|we can't|it does|it doesn't|it is|it isn't|you do|you don't|you can|you can't|"
-    r"there is|there's|there are|there isn't|there aren't)\b",
+    r"there is|there's|there are|there isn't|there aren't|(?:totally |perfectly |that's |"
+    r"that is )?fine|no problem|not a problem|no worries)\b",
     re.IGNORECASE,
 )
 
@@ -146,14 +169,14 @@ _OPENS_WITH_STANCE = re.compile(
 _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = (
     (
         re.compile(
-            r"\bhow much\b|\b(?:price|prices|cost|costs|fee|fees|charge|charges|paying|pay)\b|"
-            r"\bhow (?:expensive|cheap)\b",
+            r"\bhow much\b|\b(?:price|prices|cost|costs|fee|fees|charge|charges|charged|paying|"
+            r"pay|free|owe|refund|money back|compensation)\b|\bhow (?:expensive|cheap)\b",
             re.I,
         ),
         frozenset({"money", "percent"}),
         re.compile(
-            r"\b(?:free|no charge|no cost|included|depends|quote[sd]?|varies|euro|pounds?|"
-            r"dollars?)\b",
+            r"\b(?:free|no charge|no cost|no fee|nothing to pay|pay nothing|included|depends|"
+            r"quote[sd]?|varies|euro|pounds?|dollars?|refund\w*|charged)\b",
             re.I,
         ),
     ),
@@ -165,8 +188,8 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
         ),
         frozenset({"duration", "time"}),
         re.compile(
-            r"\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?|half an hour|an hour|quick|"
-            r"depends|varies)\b",
+            r"\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|half an hour|an hour|"
+            r"quick|depends|varies)\b",
             re.I,
         ),
     ),
@@ -178,7 +201,7 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
         ),
         frozenset({"time"}),
         re.compile(
-            r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\b(?:today|tomorrow|weekend|weekday|"
+            _DAY + r"|\b(?:today|tomorrow|weekend|weekday|"
             r"morning|afternoon|evening|noon|midday|closed|open|anytime|any time|daily|"
             r"o'?clock|\d{1,2}(?:am|pm)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|"
             r"\d{1,2}(?:st|nd|rd|th)|next (?:week|month))\b",
@@ -191,8 +214,9 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
 # "Can I book a clean?", "how do I sign up", "I need to cancel it" ask for an action: a reply
 # that gets on with it (asks for the next detail, confirms) takes it up.
 _REQUEST = re.compile(
-    r"\b(?:can|could|may|would it be possible to|is it possible to)\s+(?:i|we|you|u)\s+"
-    r"(?:please\s+)?(?:book|make|get|have|come|schedule|reserve|arrange|change|move|cancel|add|"
+    r"\b(?:can|could|may|would it be possible to|is it possible to)\s+"
+    r"(?:i|we|you|u|someone|somebody|anyone)\s+"
+    r"(?:please\s+)?(?:book|make|get|have|come|send|visit|fix|schedule|reserve|arrange|change|move|cancel|add|"
     r"sign|register|order|see|grab|do)\b"
     r"|\bhow (?:do|can|would) (?:i|we)\s+(?:book|sign up|register|enrol|enroll|join|apply|"
     r"reserve|make a booking|get started)\b"
@@ -235,7 +259,7 @@ _HINTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str] | None], ..
         ),
         frozenset({"time"}),
         re.compile(
-            r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\b(?:today|tomorrow|weekend|weekday|"
+            _DAY + r"|\b(?:today|tomorrow|weekend|weekday|"
             r"morning|afternoon|evening|closed|open|available|daily)\b",
             re.I,
         ),
@@ -243,7 +267,30 @@ _HINTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str] | None], ..
     (
         re.compile(r"\b(?:phone|number|call|email|e-mail|contact|website|address|where)\b", re.I),
         frozenset({"phone", "email", "url"}),
-        re.compile(r"\b(?:street|road|avenue|lane|floor|located|find us|next to|near)\b", re.I),
+        re.compile(
+            r"\b(?:street|road|avenue|lane|floor|located|find us|next to|near|entrance|building|"
+            r"opposite|behind|beside|corner|upstairs|downstairs|takes place|held (?:in|at)|"
+            r"car park|directions|map)\b",
+            re.I,
+        ),
+    ),
+    (
+        re.compile(r"\b(?:age|ages|old|young|aged|too young|too old)\b", re.I),
+        frozenset(),
+        re.compile(
+            r"\b(?:under|over|aged?|from|minimum age|min\.? age)\s?\d{1,2}\b|\b\d{1,2}\s?(?:\+|and "
+            r"(?:over|under|up)|or (?:older|over|younger|under)|years? old|yo)\b",
+            re.I,
+        ),
+    ),
+    (
+        re.compile(r"\b(?:what|which) size\b|\bhow (?:big|large|small)\b", re.I),
+        frozenset(),
+        re.compile(
+            r"\b(?:sq\.? ?ft|square (?:feet|foot|met(?:re|er)s?)|m²|m2|cm|mm|inch(?:es)?|litres?|"
+            r"liters?|kg|small|medium|large|xl|size[sd]?)\b",
+            re.I,
+        ),
     ),
 )
 
@@ -266,7 +313,8 @@ class Question:
 
 _STEM_CHARS = 6
 _SLOT_WORD = re.compile(
-    r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?::?\d{2})?(?:am|pm)?|\d{1,2}(?:st|nd|rd|th)|"
+    r"mon(?:day)?|tues?(?:da)?|wed(?:nes)?|thu(?:rs?d?)?|fri(?:day)?|sat(?:urd)?|sun(?:day)?|"
+    r"\d{1,2}(?::?\d{2})?(?:am|pm)?|\d{1,2}(?:st|nd|rd|th)|"
     r"morning|aftern|evenin|tonigh|tomorr|next|week|weeken",
     re.IGNORECASE,
 )
@@ -306,6 +354,8 @@ _KINDRED = tuple(
         "car cars vehicle vehicles",
         "pet pets dog dogs cat cats",
         "deliver delivery collection collect pickup",
+        "house home homes flat apartment",
+        "dress wear clothes clothing attire shirt shirts shorts trousers jeans denim shoes",
     )
 )
 
@@ -368,19 +418,27 @@ def questions(text: str) -> list[Question]:
         body = sentence.text
         inverted = bool(_INVERSION.search(body))
         request = bool(_REQUEST.search(body))
-        if not (
-            "?" in body
-            or inverted
-            or request
-            or _INTERROGATIVE.match(body)
-            or _IMPLIED.search(body)
-        ):
+        opens = bool(_INTERROGATIVE.match(body)) and (
+            "?" in body or inverted or not _AUX_OPENING.match(body)
+        )
+        if not ("?" in body or inverted or request or opens or _IMPLIED.search(body)):
+            continue
+        # "what a gorgeous town!", "i gave it already??", "that's not what i asked?": no
+        # request for information (the complaint is about the last reply, which the other
+        # checks judge).
+        if _EXCLAIMS.match(body) or _ABOUT_THE_CHAT.search(body):
             continue
         if "?" not in body and not (inverted or _IMPLIED.search(body)) and len(words(body)) < 3:
             continue
         own = topic_words(body)
-        # "could you help?", "possible?", "what does that involve?": about the whole message.
-        about_message = bool(_ABOUT_THAT.match(body)) or own <= _HELP
+        yes_no = inverted or ("?" in body and not _WH.search(body))
+        # "could you help?", "possible?", "what does that involve?", "is it safe?": about the
+        # whole message.
+        about_message = (
+            bool(_ABOUT_THAT.match(body))
+            or own <= _HELP
+            or (yes_no and len(own) <= 1 and bool(_PRONOUN.search(body)))
+        )
         # "Thursday 6pm?" proposes a slot: a request to book it.
         request = request or bool(
             own
@@ -391,7 +449,7 @@ def questions(text: str) -> list[Question]:
             Question(
                 sentence=sentence,
                 topic=_related(own),
-                yes_no=inverted or ("?" in body and not _WH.search(body)),
+                yes_no=yes_no,
                 advice=bool(_ADVICE.search(body)),
                 request=request,
                 context=_related(content_words(text if about_message else whole.text) - _GENERIC),
@@ -499,7 +557,7 @@ def answers(reply: str, question: Question) -> bool:
     ):
         return True
     if _WHAT_IF.search(question.sentence.text) and any(
-        _CONSEQUENCE.search(s.text) for s in split_sentences(reply)
+        _CONSEQUENCE.search(s.text) or _CONDITIONAL.match(s.text) for s in split_sentences(reply)
     ):
         return True
     reply_words = content_words(reply)

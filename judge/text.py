@@ -12,8 +12,15 @@ _BOUNDARY = re.compile(
     # ... and after an emoji that closes a sentence: "... and the pool 🏊 Ready to join?"
     # ... and after closing markup or quotes: "**Looking for a present?** Our vouchers ..."
     r"(?<=[.!?])\s+|(?<=[.!?][*_\"'”’)])\s+|(?<=[.!?]\*\*)\s+|\n+"
-    r"|(?<=[\u2600-\u27bf\U0001f300-\U0001faff])\s+(?=[A-Z])"
+    r"|(?<=[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f])\s+(?=[A-Z])"
 )
+# A weekday named in full or abbreviated ("Tuesdays", "Thurs.", "sat") and not the start of
+# another word ("months", "Sunny"): one place for both the judge's claims and dialogue acts.
+WEEKDAY = (
+    r"(?:(?P<full>monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:s|'s)?"
+    r"|(?P<abbr>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?)(?![a-z])"
+)
+DAY_WORD = re.compile(rf"\b{WEEKDAY}", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _MAX_QUOTE = 240
 

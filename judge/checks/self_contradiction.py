@@ -32,7 +32,6 @@ from decimal import Decimal
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.claims import (
-    DAY_WORD,
     WEEKDAYS,
     answer_polarity,
     content_stems,
@@ -49,7 +48,7 @@ from judge.facts import extract_facts, money_text
 from judge.groundedness import stem as word_stem
 from judge.groundedness import tokens
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Severity, Turn
-from judge.text import Sentence, quote_around, split_sentences, words
+from judge.text import DAY_WORD, Sentence, quote_around, split_sentences, words
 
 # The later reply admits the change (seed 001 Decision 3, extended to a booking assistant).
 ACKNOWLEDGMENT = re.compile(

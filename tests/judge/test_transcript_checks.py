@@ -42,6 +42,8 @@ def _run(check_id: str, dialogue: Dialogue, *, org: bool = False) -> list:
         ("So £55 altogether?", "Do not give medical advice. Could you tell me your phone number?"),
         ("is it ok to walk her before the jab?", "Registering is completely free. We're open 8-7."),
         ("and a full service, how long does that take?", "A full service is 895 kr."),
+        # "6-18 months" names no weekday: a question about when is not answered by it.
+        ("when does the next term start?", "Baby swim (6-18 months) is with a parent."),
     ],
 )
 def test_an_unanswered_question_is_flagged(customer, reply):
@@ -77,6 +79,27 @@ def test_an_unanswered_question_is_flagged(customer, reply):
             "A full hearing assessment takes 45 minutes.",
         ),
         ("Thursday 6pm?", "Booked: Thursday 18:00."),
+        # What to do in a case, answered by what happens in it; "and if ...?".
+        ("what do i do if she gets sick at night?", "If she is unwell out of hours, call us."),
+        ("and if the weather's awful?", "If conditions are unsafe, the lesson is cancelled."),
+        # A wait in months, an age limit, a size, a place, a stance without "yes".
+        ("how long is the wait", "The current wait is about 8-12 months."),
+        ("is there an age thing, i'm 24", "As you're under 26 you get a cheaper ticket."),
+        ("what size?", "The 100 sq ft unit suits a 1-bed flat."),
+        ("where is it exactly?", "The tasting takes place downstairs, entrance on Mill Lane."),
+        ("is it ok if some have never done pottery", "Totally fine, the instructor guides you."),
+        ("any dress code?", "We ask for collared shirts, no denim."),
+        ("how much do I owe", "Children's items have no charges, so there is nothing to pay."),
+        # A pronoun question takes its topic from the message: "nut allergy ... is it safe".
+        (
+            "nut allergy. thai class. is it safe",
+            "The Thai class uses peanuts, so it isn't suitable.",
+        ),
+        # Not requests for information: an exclamation, a complaint about the chat, a statement.
+        ("what a gorgeous town! thinking of a boat trip", "Welcome! Our trips leave from Pier 3."),
+        ("i gave it already??", "Sorry about that, got it."),
+        ("that's not what i asked?", "Sorry! Here is the right answer: yes."),
+        ("lost my backpack. has lenovo laptop in it", "Sorry to hear that, which route was it?"),
     ],
 )
 def test_an_answered_declined_or_clarified_question_is_not(customer, reply):
