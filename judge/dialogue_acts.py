@@ -34,7 +34,7 @@ STOP = frozenset(
 # A weekday, without the named groups (a hint pattern may hold it beside others).
 _DAY = r"\b" + re.sub(r"\(\?P<\w+>", "(?:", WEEKDAY)
 _INTERROGATIVE = re.compile(
-    r"^(?:what|what's|whats|which|when|where|who|whom|whose|why|how|is|are|am|was|were|do|does|"
+    r"^(?:(?:and|but|so|also|ok|okay|um|uh|oh|well|then|plus|hmm)\W+)*(?:what|what's|whats|which|when|where|who|whom|whose|why|how|is|are|am|was|were|do|does|"
     r"did|can|could|would|will|should|shall|may|might|have|has|had|any|r|u)\b",
     re.IGNORECASE,
 )
@@ -63,7 +63,12 @@ _INVERSION = re.compile(
 )
 # A statement that opens with an auxiliary ("has lenovo laptop in it") is no question without
 # a '?' unless its subject follows (`_INVERSION`).
-_AUX_OPENING = re.compile(rf"^\W*{_AUX}\b", re.IGNORECASE)
+_WH_VERB = re.compile(
+    r"\b(?:what|which|how much|how many)\b.*\b(?:do|should|can|must) (?:i|we) (\w{3,})\b", re.I
+)
+_AUX_OPENING = re.compile(
+    rf"^\W*(?:(?:and|but|so|also|ok|okay|um|uh|oh|well|then|plus|hmm)\W+)*{_AUX}\b", re.I
+)
 _EXCLAIMS = re.compile(
     r"^\W*(?:what an?|how (?:lovely|nice|great|cool|kind|sweet))\b(?!.*\?)", re.I
 )
@@ -87,6 +92,11 @@ _POLARITY = re.compile(
 )
 _DECLINE = re.compile(
     r"\b(?:(?:i|we) (?:don't|do not|dont) (?:know|have (?:that|any|this|information|info|details))|"
+    # "I don't have a detailed breakdown ... I'll ask our events team": a hand-over.
+    r"(?:i|we) (?:don't|do not|dont) have (?:a |the |any )?(?:[\w-]+ ){0,2}(?:breakdown|"
+    r"information|info|details|data|figures|list|record|answer)|"
+    r"(?:i'll|i will|we'll|we will) (?:ask|check with|pass (?:this|that|it) on to|forward "
+    r"(?:this|that|it) to|get) (?:our|the|a) (?:\w+ ){0,2}(?:team|colleague|staff|manager|office)|"
     r"(?:i'm|i am|im) (?:not sure|afraid|unable|not able)|can(?:'t|not|t) (?:find|say|confirm|"
     r"tell|answer|help with|give|advise|share|check|see|quote|diagnose|assess|comment|guarantee|"
     r"promise|recommend|predict)|no (?:information|info|details|"
@@ -199,9 +209,10 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
             r"\bopening (?:hours|times)\b",
             re.I,
         ),
-        frozenset({"time"}),
+        frozenset({"time", "duration"}),
         re.compile(
-            _DAY + r"|\b(?:today|tomorrow|weekend|weekday|"
+            _DAY + r"|\b(?:today|tomorrow|weekend|weekday|within|immediately|straight away|"
+            r"as soon as|same day|next day|from day|once|"
             r"morning|afternoon|evening|noon|midday|closed|open|anytime|any time|daily|"
             r"o'?clock|\d{1,2}(?:am|pm)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|"
             r"\d{1,2}(?:st|nd|rd|th)|next (?:week|month))\b",
@@ -565,6 +576,12 @@ def answers(reply: str, question: Question) -> bool:
     # Advice is given by any statement (a suggestion rarely says "I suggest"); a reply that only
     # asks the next question gives none.
     if question.advice and statements(reply):
+        return True
+    # "what ielts do i need?" -> "you need six point five": the reply takes up its verb.
+    verb = _WH_VERB.search(question.sentence.text)
+    if verb and re.search(
+        rf"\byou(?:'ll| will| would|'d)? (?:\w+ )?{verb.group(1)}\b", reply, re.I
+    ):
         return True
     kinds = {f.kind for f in extract_facts(reply)}
     expects = [e for e in _EXPECTS if e[0].search(question.sentence.text)]

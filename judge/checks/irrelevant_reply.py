@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.dialogue_acts import (
@@ -15,6 +17,7 @@ from judge.dialogue_acts import (
     takes_up,
 )
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
+from judge.text import split_sentences
 
 
 class IrrelevantReply(Check):
@@ -30,7 +33,9 @@ class IrrelevantReply(Check):
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []
         previous = ""
+        heard = ""  # everything the customer has said so far
         for turn in case.turns:
+            heard += "\n" + turn.customer
             reply = turn.reply.strip()
             asked = [q for q in questions(turn.customer) if q.topic]
             earlier, previous = previous, reply
@@ -45,7 +50,12 @@ class IrrelevantReply(Check):
             ):
                 continue
             said = content_words(reply)
-            if not asked or any(takes_up(reply, q) for q in asked):
+            if not asked:
+                stated = statements(reply)
+                if stated and _ignores_statement(turn.customer, heard, reply, said):
+                    findings.append(self._finding(case, turn.index, turn.customer, stated[0].text))
+                continue
+            if any(takes_up(reply, q) for q in asked):
                 continue
             # Words of the questions' sentences, not of a remark beside them: "my daughter
             # failed in a manual" does not make "Sorry your payment failed" relevant.
@@ -55,27 +65,67 @@ class IrrelevantReply(Check):
             if not stated:
                 continue
             quoted = asked[0].sentence.text
-            findings.append(
-                self.finding(
-                    case,
-                    severity="major",
-                    turn_index=turn.index,
-                    subject=stated[0].text[:200],
-                    evidence=[
-                        Evidence(source="customer", quote=quoted, turn=turn.index),
-                        Evidence(source="reply", quote=stated[0].text, turn=turn.index),
-                    ],
-                    rationale=(
-                        f"The customer asked '{quoted}'; the reply "
-                        "talks about something else and shares none of its words."
-                    ),
-                    fix_target="prompt",
-                    fix_text=(
-                        "Make the assistant answer the customer's last message; route unmatched "
-                        "questions to an honest 'I don't know' instead of a canned template."
-                    ),
-                    effort="M",
-                    confidence=0.7,
-                )
-            )
+            findings.append(self._finding(case, turn.index, quoted, stated[0].text, asked=True))
         return findings
+
+    def _finding(
+        self, case: CaseTranscript, turn: int, quoted: str, stated: str, *, asked: bool = False
+    ) -> Finding:
+        return self.finding(
+            case,
+            severity="major",
+            turn_index=turn,
+            subject=stated[:200],
+            evidence=[
+                Evidence(source="customer", quote=quoted, turn=turn),
+                Evidence(source="reply", quote=stated, turn=turn),
+            ],
+            rationale=(
+                f"The customer {'asked' if asked else 'said'} '{quoted}'; the reply talks about "
+                "something else and shares none of its words."
+            ),
+            fix_target="prompt",
+            fix_text=(
+                "Make the assistant answer the customer's last message; route unmatched "
+                "questions to an honest 'I don't know' instead of a canned template."
+            ),
+            effort="M",
+            confidence=0.7,
+        )
+
+
+# A reply that takes in what the customer said opens by acknowledging it.
+_ACKNOWLEDGES = re.compile(
+    r"^\W*(?:[\w'\-]+\W+){0,2}?(?:thanks|thank you|cheers|got it|noted|great|perfect|lovely|"
+    r"ok|okay|sure|sorry|apologies|of course|no problem|no worries|"
+    r"(?:you're|you are) (?:very |most )?welcome|glad|wonderful|brilliant|excellent|fantastic|"
+    r"awesome|understood|i see|i understand|understandable|i hear you|absolutely|will do|done|"
+    r"right|fair enough|good to (?:know|hear)|that's (?:great|fine|good|ok)|oh|yes|yeah|no|"
+    r"nope|then|so|in that case|if so)\b",
+    re.IGNORECASE,
+)
+_SUBSTANTIAL = 2
+_NUMBER = re.compile(r"\d+(?:[:.,]\d+)?")
+
+
+# "Before I can check availability, please confirm your date of birth": the next intake ask.
+_ASKS_WITHIN = re.compile(
+    r"(?:^|[,;:]\s*)please (?:confirm|enter|provide|send|give|tell|share|type|reply)\b", re.I
+)
+
+
+def _ignores_statement(customer: str, heard: str, reply: str, said: frozenset[str]) -> bool:
+    """The customer told the bot something (details, a report, a plan) and the reply neither
+    acknowledges it, nor asks for the next detail, nor shares a word with anything the
+    customer has said: a canned message ("Want faster speeds? Upgrade today" to "my number is
+    0117 496 0321")."""
+    told = content_words(customer)
+    if len(told) < _SUBSTANTIAL or ACCEPTS.match(customer) or _ACKNOWLEDGES.match(reply):
+        return False
+    if any(_ASKS_WITHIN.search(s.text) for s in split_sentences(reply)):
+        return False
+    everything = content_words(heard)
+    # "for about 15 ppl" -> "For 15 people the 8 inch is best": a figure taken up is a word.
+    if set(_NUMBER.findall(heard)) & set(_NUMBER.findall(reply)):
+        return False
+    return not meet(everything, said) and not meet(said, everything)

@@ -97,6 +97,9 @@ def test_an_unanswered_question_is_flagged(customer, reply):
         ),
         # Not requests for information: an exclamation, a complaint about the chat, a statement.
         ("what a gorgeous town! thinking of a boat trip", "Welcome! Our trips leave from Pier 3."),
+        # A question's verb taken up; a "when" answered by how soon.
+        ("okay and um what ielts do i need", "you need six point five overall"),
+        ("and when does it kick in", "Accidents are covered from day 1, illness after 30 days."),
         ("i gave it already??", "Sorry about that, got it."),
         ("that's not what i asked?", "Sorry! Here is the right answer: yes."),
         ("lost my backpack. has lenovo laptop in it", "Sorry to hear that, which route was it?"),
@@ -151,10 +154,46 @@ def test_a_canned_reply_about_something_else_is_irrelevant(customer, reply, subj
         ("my name is Ann", "Thanks Ann. Which date suits you?"),  # no question asked
         # Getting on with the booking leaves the question ignored, not the reply off-topic.
         ("if it fails do you do repairs same day", "Your MOT is requested for Saturday morning."),
+        # Statements taken up: acknowledged, a figure repeated, the next intake ask, a
+        # continuation ("Then ..."), a reply about what the customer said earlier.
+        ("ok ta, will ring them at lunch", "You're very welcome, good luck with the bag!"),
+        ("for about 15 ppl", "For 15 people the 8 inch cake is best, £42."),
+        ("Wednesday next week, early pls", "Before I can check, please confirm your birth date."),
+        ("i need them by tomorrow for an interview", "Then express service is the way to go."),
+        ("hmm bit pricey. the place down the road was less", "I understand! Prices vary by size."),
     ],
 )
 def test_on_topic_replies_declines_and_intake_prompts_are_not_irrelevant(customer, reply):
     assert _run("irrelevant_reply", _dialogue(customer, reply)) == []
+
+
+@pytest.mark.parametrize(
+    "customer, reply",
+    [
+        ("ok ta, will ring them at lunch", "A Day Rider costs £5.20 for adults, capped daily."),
+        (
+            "my number is 0117 496 0321 if engineer calls",
+            "Want faster speeds? Upgrade to Fibre 900 today – reply UPGRADE to find out more.",
+        ),
+        (
+            "Brightwater Analytics, 3 of us for now",
+            "Registered business address: ¥5,000/month add-on.",
+        ),
+    ],
+)
+def test_a_canned_reply_to_what_the_customer_told_is_irrelevant(customer, reply):
+    [finding] = _run("irrelevant_reply", _dialogue(customer, reply))
+    assert finding.evidence[0].quote == customer and "said" in finding.rationale
+
+
+def test_a_statement_reply_about_an_earlier_message_is_not_irrelevant():
+    dialogue = _dialogue(
+        "locked out of my flat, keys inside. how fast can someone get here?",
+        "To check arrival times, please enter your postcode.",
+        "M5 4WT",
+        "A locksmith can be with you in around 30-45 minutes.",
+    )
+    assert _run("irrelevant_reply", dialogue) == []
 
 
 # --------------------------------------------------------------------------- instruction_leak
