@@ -58,7 +58,8 @@ _COMPOUND_DURATION = re.compile(
     re.IGNORECASE,
 )
 _DURATION = re.compile(
-    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\+?[\s-]?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\+?[\s-]?(?:(?:working|business|calendar|clear|full|"
+    r"school|banking)[\s-])?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
     r"wks?)\b",
     re.IGNORECASE,
 )

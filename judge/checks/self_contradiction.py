@@ -43,7 +43,7 @@ from judge.claims import (
     the_question,
 )
 from judge.contradiction import Clause, Pair, assess, negation_near
-from judge.dialogue_acts import content_words
+from judge.dialogue_acts import STOP, content_words
 from judge.facts import extract_facts, money_text
 from judge.groundedness import stem as word_stem
 from judge.groundedness import tokens
@@ -569,11 +569,12 @@ class SelfContradiction(Check):
 # Path (d): a figure restated differently. "The flat fee is $15" ... "the flat fee would be $25".
 _FREE = re.compile(
     r"\b(?:free|no (?:additional |extra )?(?:charge|cost|fee)|at no (?:additional |extra )?"
-    r"(?:charge|cost)|complimentary)\b",
+    r"(?:charge|cost)|complimentary|included in (?:the|your) (?:\w+ ){0,2}(?:price|membership|"
+    r"plan|fee|package|ticket|pass|subscription|rate))\b",
     re.IGNORECASE,
 )
 _PIECE = re.compile(
-    r"[,;()](?=\s)\s*|[;()]|\s+[-–—]\s+|\s+(?:and|but|so|while|whereas)\s+", re.IGNORECASE
+    r"[,;()](?=\s)\s*|[;()]|\s+[-–—]\s+|\s+(?:and|but|so|while|whereas|plus)\s+", re.IGNORECASE
 )
 _UNITS = frozenset(
     content_words(
@@ -599,6 +600,7 @@ class _Figure:
     context: frozenset[str]  # the sentence's other figures: "For £6,000, the APR is 9.9%"
     prices: frozenset[str]  # the reply's amounts of money
     noun: str  # the last content word before the figure: "Hearing aid consultation: free"
+    total: bool  # a total of an order ("945 kr in total"), which changes as the order does
 
 
 def _noun(text: str, *, last: bool) -> str:
@@ -630,10 +632,14 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
     found: list[_Figure] = []
     prices = frozenset(f.value for f in extract_facts(reply) if f.kind == "money")
     for sentence in split_sentences(reply):
-        if "?" in sentence.text or _CONDITIONAL.search(sentence.text):
+        if "?" in sentence.text or _CONDITIONAL.search(_OFFER.sub("", sentence.text)):
             continue
         everything = [f for f in extract_facts(sentence.text) if f.kind in _FIGURE_KINDS]
         for piece in _PIECE.split(sentence.text):
+            # "2 x box pack = £70" works a figure out; "reduces the excess to €0" states what a
+            # change makes of it: neither restates the figure.
+            if _WORKED.search(piece) or _CHANGED_TO.search(piece):
+                continue
             facts = [f for f in extract_facts(piece) if f.kind in _FIGURE_KINDS]
             if len(facts) == 1:
                 [fact] = facts
@@ -642,8 +648,10 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
                 kind, value, at = "money", "0", free.start()
             else:
                 continue
-            # "free collect & deliver": what is free follows the word.
-            noun = _noun(piece[free.end() :], last=False) if value == "0" else ""
+            # "free collect & deliver": what is free follows the word ("Child seats are free if
+            # you need one": it precedes it).
+            after = piece[free.end() :].split() if value == "0" else []
+            noun = _noun(after[0], last=False) if after and after[0].casefold() not in STOP else ""
             subject = _words_of(piece)
             mine = {value} | {f.value for f in facts}
             context = frozenset(f.value for f in everything if f.value not in mine)
@@ -659,9 +667,36 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
                         context,
                         prices,
                         noun or _noun(piece[:at], last=True),
+                        bool(_TOTAL.search(piece)),
                     )
                 )
     return tuple(found)
+
+
+# "Child seats are free if you need one": an offer, not a condition on the figure.
+_OFFER = re.compile(
+    r"\bif (?:you|u) (?:need|want|would like|'d like|like|wish|prefer)(?: (?:one|it|them|any|to))?"
+    r"\W*$",
+    re.IGNORECASE,
+)
+_WORKED = re.compile(r"\d\s?[×x]\s?\S|\d\s?\*\s?\d|(?<![A-Za-z*])[×x]\s?\d|=")
+_CHANGED_TO = re.compile(
+    r"\b(?:reduc\w*|lower\w*|rais\w*|increas\w*|drops?|dropping|goes (?:up|down)|cuts?|"
+    r"brings?|bringing)\b[^.;]{0,40}\bto\b",
+    re.IGNORECASE,
+)
+_TOTAL = re.compile(
+    r"\b(?:total|totals|altogether|in all|all in|comes? to|bringing (?:it|the total) to|"
+    r"would make it|makes it)\b",
+    re.IGNORECASE,
+)
+# What an order total moves with: something added, swapped, upgraded or sped up.
+_ORDER_CHANGE = re.compile(
+    r"\b(?:actually|instead|change|make it|add|adding|also|plus|another|more|upgrade|switch|"
+    r"rather|extra|remove|without|swap|express|surcharge|additional|on top|wait|updat\w*|"
+    r"revised|new|\d+)\b",
+    re.IGNORECASE,
+)
 
 
 def _same_currency(a: str, b: str) -> bool:
@@ -692,12 +727,26 @@ def _related(a: _Figure, b: _Figure) -> bool:
     return bool(a.noun) and a.noun == b.noun and (a.head <= b.subject or b.head <= a.subject)
 
 
+def _order_changed(before: list[Turn], turn: Turn, *, since: int) -> bool:
+    """Since turn `since`, the customer or the reply changed the order: something added,
+    swapped, upgraded, or a new figure given ("can we do 4 nights"), so its total may differ."""
+    return bool(_ORDER_CHANGE.search(turn.reply)) or any(
+        _ORDER_CHANGE.search(t.customer) for t in (*before, turn) if t.index > since
+    )
+
+
 def _figure_reversal(before: list[Turn], turn: Turn) -> tuple[_Figure, _Figure] | None:
     """A figure the reply gives for something an earlier reply gave another figure for: every
-    earlier related figure different."""
+    earlier related figure different. An order total may change when the order did since (the
+    customer or the reply adds, swaps or upgrades something)."""
     earlier = [f for t in before for f in _figures(t)]
     for later in _figures(turn):
-        related = [e for e in earlier if _related(e, later)]
+        related = [
+            e
+            for e in earlier
+            if _related(e, later)
+            and not ((e.total or later.total) and _order_changed(before, turn, since=e.turn))
+        ]
         if related and all(e.value != later.value for e in related):
             return related[-1], later
     return None

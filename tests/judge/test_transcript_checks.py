@@ -489,6 +489,47 @@ def test_the_same_figure_a_correction_or_another_item_is_not(later):
 
 
 @pytest.mark.parametrize(
+    "earlier, customer, later",
+    [
+        # A free extra later charged; "free if you need one" is an offer, not a condition.
+        (
+            "Child seats are free if you need one.",
+            "yes one for my 3 yo pls",
+            "It's the $52 flat rate plus $10 for the child seat.",
+        ),
+        # A duration with a qualifier between number and unit.
+        ("Response within 4 business hours.", "and on a friday?", "A response within 1 hour."),
+    ],
+)
+def test_a_figure_changed_without_saying_so_is_a_self_contradiction(earlier, customer, later):
+    dialogue = _dialogue("hi", earlier, customer, later)
+    [finding] = _run("self_contradiction", dialogue)
+    assert finding.turn_index == 1
+
+
+@pytest.mark.parametrize(
+    "earlier, customer, later",
+    [
+        # A worked line is no restatement of the unit price.
+        ("Our box pack is £35 with 20 boxes.", "two please", "Booked: 2 x box pack = £70."),
+        # What a change makes of a figure.
+        (
+            "Basic cover has an excess of €1,200.",
+            "and no excess?",
+            "Super cover reduces the excess to €0.",
+        ),
+        # An order total after the order changed.
+        ("That's 645 kr in total.", "make it the grand one", "That's 945 kr in total."),
+        ("Total: € 174,00", "can we do 4 nights, arriving 2 august?", "Total: € 232,00"),
+    ],
+)
+def test_worked_figures_changes_and_new_totals_are_not_self_contradictions(
+    earlier, customer, later
+):
+    assert _run("self_contradiction", _dialogue("hi", earlier, customer, later)) == []
+
+
+@pytest.mark.parametrize(
     "given, ask, detail",
     [
         (
