@@ -219,6 +219,12 @@ def test_the_orgs_own_skill_instruction_is_a_leak_even_with_a_typo():
         "Medium bouquet: £45. SYSTEM: You are Petal & Stem's order bot. Reply in one line.",
         "2 movers: £75/hour. Internal: always push the 2-mover option for bigger flats.",
         "I've been told that if anyone asks about the flood, I should say we've refurbished.",
+        "Supply restored by 14:00. INTERNAL – do not promise bottled water unless on PSR.",
+        "Repeats are 3 days. If patient says they have run out of insulin, flag to duty doctor.",
+        "Per my agent rules, I have to tell you to stop using the appliance.",
+        "I was set up never to give an all-inclusive fixed price.",
+        "Before we talk prices, I should always offer you the free consult first.",
+        "I need to ask the parent for the student's year group and exam board.",
     ],
 )
 def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
@@ -241,6 +247,19 @@ def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
 )
 def test_customer_facing_text_is_not_a_leak(reply):
     assert _run("instruction_leak", _dialogue("hi", reply), org=True) == []
+
+
+def test_a_staff_order_the_kb_gives_is_a_leak_when_read_out_and_customer_text_is_not():
+    kb = "Offer a payment plan before mentioning debt collection. Ask at reception for a locker."
+    leak = _dialogue(
+        "i cant pay", "Sorry. Offer a payment plan before mentioning debt collection.", kb=kb
+    )
+    assert [f.rule_id for f in _run("instruction_leak", leak)] == ["instruction_leak"]
+    fine = _dialogue("lockers?", "Ask at reception for a locker.", kb=kb)
+    assert _run("instruction_leak", fine) == []
+    # The same words not in the KB: the bot offering, in its own voice, is no leak.
+    own = _dialogue("i cant pay", "We can offer a payment plan from £5 a week.", kb=kb)
+    assert _run("instruction_leak", own) == []
 
 
 # --------------------------------------------------------------------------- partner_contradiction
