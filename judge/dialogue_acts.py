@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from judge.facts import extract_facts
-from judge.text import WEEKDAY, Sentence, split_sentences, words
+from judge.text import ANY_WEEKDAY, Sentence, split_sentences, words
 
 # Function words and chat filler: never the topic of a question.
 STOP = frozenset(
@@ -32,7 +32,7 @@ STOP = frozenset(
     )
 )
 # A weekday, without the named groups (a hint pattern may hold it beside others).
-_DAY = r"\b" + re.sub(r"\(\?P<\w+>", "(?:", WEEKDAY)
+_DAY = r"\b" + ANY_WEEKDAY
 _INTERROGATIVE = re.compile(
     r"^(?:(?:and|but|so|also|ok|okay|um|uh|oh|well|then|plus|hmm)\W+)*(?:what|what's|whats|which|when|where|who|whom|whose|why|how|is|are|am|was|were|do|does|"
     r"did|can|could|would|will|should|shall|may|might|have|has|had|any|r|u)\b",

@@ -21,6 +21,8 @@ WEEKDAY = (
     r"|(?P<abbr>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?)(?![a-z])"
 )
 DAY_WORD = re.compile(rf"\b{WEEKDAY}", re.IGNORECASE)
+# The same without named groups, to sit beside others (or itself) in a larger pattern.
+ANY_WEEKDAY = re.sub(r"\(\?P<\w+>", "(?:", WEEKDAY)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _MAX_QUOTE = 240
 

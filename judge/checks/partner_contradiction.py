@@ -9,15 +9,19 @@ from dataclasses import dataclass
 
 from generator.dates import NUMBER_WORDS
 from generator.schemas import Manifest
+from judge.arithmetic import RESULT
 from judge.checks.base import Check
 from judge.dialogue_acts import questions
 from judge.facts import extract_facts, loose_hours, phone_digits, time_variants
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
-from judge.text import sentence_at, split_sentences, words
+from judge.text import ANY_WEEKDAY, sentence_at, split_sentences, words
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# A weekday ("saturdays" too) that is not the far end of a range ("Monday to Friday" names
+# opening days, not the customer's day).
 _DAY = re.compile(
-    r"\b(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|rsday|urday|sday)?\b",
+    rf"(?<!\bto )(?<!\btill )(?<!\buntil )(?<![–—-])(?<![–—-] )(?<!\bthrough )(\b{ANY_WEEKDAY})"
+    rf"(?!\s?(?:[–—-]|to|till|until|through)\s?{ANY_WEEKDAY})",
     re.IGNORECASE,
 )
 _MONTHS = (
@@ -54,7 +58,9 @@ _NAME_INTRO = re.compile(
 # Where a bot addresses or restates the customer: "Thanks, Mary", "Dear Mr Byrne", "for Mary".
 _ADDRESS = re.compile(
     r"\b(?i:thanks|thank you|hi|hello|hey|dear|great|perfect|lovely|welcome|sorry|noted|ok|"
-    r"okay|got it)[,!]?\s+([A-Z][a-zA-Z'\-]+)\b"
+    r"okay|got it),?\s+([A-Z][a-zA-Z'\-]+)\b"
+    # A name used to address someone ends the phrase: "Thanks, Mary!", "Hi Mary, ...".
+    r"(?=\s*(?:[,.!?;:—–]|-\s|$)|\s+for\b)"
 )
 # A restating sentence may also say other things: "We're closed on Sunday; Saturday is booked."
 _CLAUSE = re.compile(
@@ -425,6 +431,24 @@ def _role_days(clause: str) -> list[tuple[str, str, str]]:
     return [(roles[0], day, quote)]
 
 
+_HOURS_WORD = re.compile(
+    r"\b(?:open|opens|opening|close|closes|closing|closed|until|till|from|hours|last (?:entry|"
+    r"admission|orders?|wash|booking)|check-?in|check-?out|departs?|departure|sailing)\b",
+    re.IGNORECASE,
+)
+_RANGE_JOIN = re.compile(r"\d\s?(?:[–—-]|to|till|until)\s?$", re.IGNORECASE)
+
+
+def _range_end(text: str, start: int) -> bool:
+    """The value at `start` closes a range ("18:00-19:30", "2-6 August")."""
+    return bool(_RANGE_JOIN.search(text[max(0, start - 12) : start]))
+
+
+def _ends_range(clause: str, quote: str) -> bool:
+    at = clause.find(quote)
+    return at >= 0 and _range_end(clause, at)
+
+
 def _conflicts(
     reply: str, said: Said, kb: str, customer: str, items: dict[str, frozenset[str]]
 ) -> list[tuple[str, str, str]]:
@@ -458,12 +482,23 @@ def _conflicts(
         sentence = sentence_at(sentences, fact.start)
         text = sentence.text if sentence else reply
         if fact.kind == "time":
+            if _range_end(reply, fact.start):
+                continue  # "18:00-19:30" for the customer's 6pm: the slot's end
             restating = restating_clauses(text)
             # "9-10am" then "the 10-11 slot": a loosely named hour the customer said counts;
             # "6:30" said without am/pm is also 18:30.
             if not any(reply[fact.start : fact.end] in c for c in restating):
                 continue
-            if time_variants(fact) & (set(value.split("|")) | loose_hours(customer) | kb_times):
+            if time_variants(fact) & (set(value.split("|")) | loose_hours(customer)):
+                continue
+            # A business time from the KB ("we close at 18:00") is no restatement; a KB slot
+            # booked instead of the customer's time is.
+            if time_variants(fact) & kb_times and _HOURS_WORD.search(text):
+                continue
+            # "Journey time is 1h 50m, so arrival is around 19:20": worked out, not restated.
+            if RESULT.search(text[: fact.start - (sentence.start if sentence else 0)]) and any(
+                f.kind == "duration" for f in extract_facts(text)
+            ):
                 continue
         if fact.kind == "phone":
             # The same number in another format, or a business number from the KB.
@@ -501,7 +536,7 @@ def _conflicts(
         clauses = restating_clauses(sentence.text)
         for slot, found in (
             ("day", {_day(m.group(1)): m.group(0) for c in clauses for m in _DAY.finditer(c)}),
-            ("date", dict(d for c in clauses for d in _dates(c))),
+            ("date", dict(d for c in clauses for d in _dates(c) if not _ends_range(c, d[1]))),
             ("day_of_month", dict(d for c in clauses for d in _days_of_month(c))),
         ):
             held = said.values.get(slot)

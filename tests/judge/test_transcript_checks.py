@@ -326,6 +326,14 @@ def test_restating_the_customer_differently_is_flagged(customer, reply, stated):
         ),
         # The bot names another stylist after saying the asked-for one is away.
         ("a cut with Kemal please", "Kemal is off on Saturday, so I've booked you with Jay."),
+        # The end of a slot or a stay, a range of opening days, a plural weekday.
+        ("tuesday at 6pm please", "You're confirmed: Tuesday 18:00–19:30, £60."),
+        ("4 nights, arriving 2 august", "Updated for 2–6 August (4 nights)."),
+        ("thursday?", "Calls can be booked Monday to Friday, so Thursday is fine."),
+        ("free thursday evenings and saturdays", "Booked: the Saturday of next week."),
+        # A word after "Lovely!" is no name; a worked-out arrival is no restatement.
+        ("her name is Maisie Collins", "Lovely! Since Maisie is under 12, she sees Dr Okafor."),
+        ("the 5 pm train please", "Booked. Journey time is 1h 50m, so arrival is around 19:20."),
     ],
 )
 def test_corrections_other_formats_and_kb_values_are_not_flagged(messages):
