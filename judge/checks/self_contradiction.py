@@ -641,16 +641,17 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
             if _WORKED.search(piece) or _CHANGED_TO.search(piece):
                 continue
             facts = [f for f in extract_facts(piece) if f.kind in _FIGURE_KINDS]
+            free = None if facts else _FREE.search(piece)
             if len(facts) == 1:
                 [fact] = facts
                 kind, value, at = fact.kind, fact.value, fact.start
-            elif not facts and (free := _FREE.search(piece)):
+            elif free is not None:
                 kind, value, at = "money", "0", free.start()
             else:
                 continue
             # "free collect & deliver": what is free follows the word ("Child seats are free if
             # you need one": it precedes it).
-            after = piece[free.end() :].split() if value == "0" else []
+            after = piece[free.end() :].split() if free is not None else []
             noun = _noun(after[0], last=False) if after and after[0].casefold() not in STOP else ""
             subject = _words_of(piece)
             mine = {value} | {f.value for f in facts}

@@ -621,3 +621,14 @@ def test_a_detail_asked_twice_after_it_was_given_is_one_major_finding():
     [finding] = _run("repeated_question", dialogue)
     assert finding.severity == "major"
     assert [e.turn for e in finding.evidence if e.source == "reply"] == [0, 1]
+
+
+def test_a_zero_amount_after_a_free_piece_is_read_without_error():
+    # "€0" is a money figure of 0 in a piece of its own, after a piece that says "free".
+    dialogue = _dialogue(
+        "excess?",
+        "Basic cover is free, with an excess of €0 on glass.",
+        "and the premium one?",
+        "Premium has an excess of €0 too.",
+    )
+    assert _run("self_contradiction", dialogue) == []
