@@ -14,7 +14,7 @@ from judge.checks.base import Check
 from judge.dialogue_acts import questions
 from judge.facts import extract_facts, loose_hours, phone_digits, time_variants
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
-from judge.text import ANY_WEEKDAY, sentence_at, split_sentences, words
+from judge.text import ANY_WEEKDAY, Sentence, sentence_at, split_sentences, words
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # A weekday ("saturdays" too) that is not the far end of a range ("Monday to Friday" names
@@ -449,6 +449,52 @@ def _ends_range(clause: str, quote: str) -> bool:
     return at >= 0 and _range_end(clause, at)
 
 
+# Numbers and codes a customer gives: an account or order number, a booking code, a phone, an
+# amount ("$540k", "12,000"). Five or more characters, so a date or a time is never one.
+_FIGURE_TOKEN = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:[, ]\d{3})+|\d+(?:[.,]\d+)?\s?k|\d[\d ]{3,}\d|(?=[A-Z]*\d)[A-Z\d]{5,})"
+    r"(?![\w.,]\w)"
+)
+
+
+def _figure_tokens(text: str) -> dict[str, str]:
+    """Normalized figure or code -> verbatim: digits only ("$540k" -> "540000")."""
+    found: dict[str, str] = {}
+    for m in _FIGURE_TOKEN.finditer(text):
+        raw = m.group(1)
+        if raw.rstrip().endswith("k") and raw[0].isdigit():
+            number = raw.rstrip("k ").replace(",", ".")
+            try:
+                key = str(int(float(number) * 1000))
+            except ValueError:
+                continue
+        else:
+            key = re.sub(r"[ ,]", "", raw)
+        if len(key) >= 5:
+            found[key] = raw
+    return found
+
+
+def _transposed(
+    reply: str, sentences: list[Sentence], kb: str, customer: str
+) -> list[tuple[str, str, str]]:
+    """A number or code the customer gave, read back with its characters transposed
+    ("40017723" -> "40071723", "HX7QPL" -> "HX7PQL", "$540k" -> "$450,000")."""
+    theirs = _figure_tokens(customer)
+    known = set(theirs) | set(_figure_tokens(kb))
+    out: list[tuple[str, str, str]] = []
+    for key, raw in _figure_tokens(reply).items():
+        if key in known:
+            continue
+        for their_key, their_raw in theirs.items():
+            if len(key) == len(their_key) and sorted(key) == sorted(their_key):
+                at = reply.find(raw)
+                sentence = sentence_at(sentences, at) if at >= 0 else None
+                out.append((f"number {their_raw}", raw, sentence.text if sentence else reply))
+                break
+    return out
+
+
 def _conflicts(
     reply: str, said: Said, kb: str, customer: str, items: dict[str, frozenset[str]]
 ) -> list[tuple[str, str, str]]:
@@ -530,6 +576,7 @@ def _conflicts(
                     )
                 )
                 break
+    out += _transposed(reply, sentences, kb, customer)
     for sentence in sentences:
         if not _RESTATES.search(sentence.text):
             continue
@@ -604,7 +651,13 @@ class PartnerContradiction(Check):
             if not conflicts:
                 continue
             slot, stated, sentence = conflicts[0]
-            _, quote, said_turn = said.values["item" if slot == "choice" else slot]
+            if slot.startswith("number "):
+                # A transposed number: the customer's own, from the turn that gave it.
+                quote = slot.removeprefix("number ")
+                said_turn = next(t.index for t in case.turns if quote in t.customer)
+                slot = "number"
+            else:
+                _, quote, said_turn = said.values["item" if slot == "choice" else slot]
             findings.append(
                 self.finding(
                     case,

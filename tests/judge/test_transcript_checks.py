@@ -296,6 +296,43 @@ def test_restating_the_customer_differently_is_flagged(customer, reply, stated):
 
 
 @pytest.mark.parametrize(
+    "customer, reply, stated",
+    [
+        (
+            "account 40017723, card lost",
+            "Thanks. I've blocked the card on account 40071723.",
+            "40071723",
+        ),
+        ("booking code HX7QPL", "Your booking HX7PQL is now moved to Friday.", "HX7PQL"),
+        ("we want to borrow $540k", "For a loan of $450,000 the rate is fixed.", "450,000"),
+    ],
+)
+def test_a_number_read_back_with_its_characters_transposed_is_a_contradiction(
+    customer, reply, stated
+):
+    [finding] = _run("partner_contradiction", _dialogue(customer, reply))
+    assert finding.subject == stated
+    assert [e.source for e in finding.evidence] == ["reply", "customer"]
+
+
+def test_a_number_read_back_as_given_or_a_kb_number_is_not_transposed():
+    kb = "Call 0800 123 4567. Reference format: 12345."
+    assert (
+        _run(
+            "partner_contradiction", _dialogue("account 40017723", "Account 40017723 noted.", kb=kb)
+        )
+        == []
+    )
+    assert (
+        _run(
+            "partner_contradiction",
+            _dialogue("ref 21345", "Call 0800 123 4567 about 12345.", kb=kb),
+        )
+        == []
+    )
+
+
+@pytest.mark.parametrize(
     "messages",
     [
         (
