@@ -476,6 +476,9 @@ ASKS = re.compile(
     r"let me know|confirm)\b|^please\b",
     re.IGNORECASE,
 )
+# ... or asks mid-sentence: "Before I can check availability, please confirm your date of birth."
+PLEASE_ASK = r"(?:^|[,;:]\s*)please (?:confirm|enter|provide|send|give|tell|share|type|reply)\b"
+ASKS_WITHIN = re.compile(PLEASE_ASK, re.IGNORECASE)
 _SUBSTANTIVE = 3
 
 

@@ -8,6 +8,7 @@ from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.dialogue_acts import (
     ACCEPTS,
+    ASKS_WITHIN,
     content_words,
     declines,
     meet,
@@ -108,12 +109,6 @@ _SUBSTANTIAL = 2
 _NUMBER = re.compile(r"\d+(?:[:.,]\d+)?")
 
 
-# "Before I can check availability, please confirm your date of birth": the next intake ask.
-_ASKS_WITHIN = re.compile(
-    r"(?:^|[,;:]\s*)please (?:confirm|enter|provide|send|give|tell|share|type|reply)\b", re.I
-)
-
-
 def _ignores_statement(customer: str, heard: str, reply: str, said: frozenset[str]) -> bool:
     """The customer told the bot something (details, a report, a plan) and the reply neither
     acknowledges it, nor asks for the next detail, nor shares a word with anything the
@@ -122,7 +117,7 @@ def _ignores_statement(customer: str, heard: str, reply: str, said: frozenset[st
     told = content_words(customer)
     if len(told) < _SUBSTANTIAL or ACCEPTS.match(customer) or _ACKNOWLEDGES.match(reply):
         return False
-    if any(_ASKS_WITHIN.search(s.text) for s in split_sentences(reply)):
+    if any(ASKS_WITHIN.search(s.text) for s in split_sentences(reply)):
         return False
     everything = content_words(heard)
     # "for about 15 ppl" -> "For 15 people the 8 inch is best": a figure taken up is a word.

@@ -9,7 +9,7 @@ from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.checks.partner_contradiction import Said, customer_slots
 from judge.checks.questions_per_turn import question_sentences
-from judge.dialogue_acts import ASKS, clauses
+from judge.dialogue_acts import ASKS, PLEASE_ASK, clauses
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import split_sentences, words
 
@@ -58,8 +58,8 @@ _ASKING = re.compile(
 )
 # "... before i do that can i take your full name please": the ask starts mid-sentence.
 _ASKING_WITHIN = re.compile(
-    r"\b(?:can|could|may) i (?:take|have|get|grab|start with|ask for|confirm|check)\b"
-    r"|(?:^|, )please (?:confirm|enter|provide|send|give|tell|share|type|reply with)\b",
+    r"\b(?:can|could|may) i (?:take|have|get|grab|start with|ask for|confirm|check)\b|"
+    + PLEASE_ASK,
     re.I,
 )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from generator.schemas import Manifest
 from judge.arithmetic import RESULT, rates_in
@@ -66,22 +67,25 @@ def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple
     index = support_index(case, manifest)
     found: list[tuple[int, str, Fact]] = []
     said = ""  # the customer's messages so far
-    told = ""  # the conversation so far, replies included
+    # The conversation so far, replies included, read message by message (once each).
+    shifts: list[str] = []
+    stated: list[str] = []
+    all_rates: set[Decimal] = set()
     for turn in case.turns:
         # What the customer said so far (this turn's message included) is fair to repeat back.
         index.add_text(turn.customer)
         said += "\n" + turn.customer
-        told += f"\n{turn.customer}\n{turn.reply}"
         counts = conversation_counts(f"{said}\n{turn.reply}")
         facts = extract_facts(turn.reply, default_currency=manifest.currency)
-        conversation = extract_facts(readable_text(told), default_currency=manifest.currency)
-        shifts = [f.value for f in conversation if f.kind == "duration"]
-        stated = [f.value for f in conversation if f.kind == "money"]
+        for message in (turn.customer, turn.reply):
+            read = extract_facts(readable_text(message), default_currency=manifest.currency)
+            shifts += [f.value for f in read if f.kind == "duration"]
+            stated += [f.value for f in read if f.kind == "money"]
+            all_rates |= rates_in(message)
         # Besides the supported percentages: rates in words the reply itself applies ("half
         # price", "a third off"), and for a figure presented as a result those of the whole
         # conversation. An invented "20% off" is no operand.
         own_rates = rates_in(turn.reply)
-        all_rates = rates_in(told)
         times = [f for f in facts if f.kind == "time"]
         spans = {
             (int(b.value[:2]) * 60 + int(b.value[3:]) - int(a.value[:2]) * 60 - int(a.value[3:]))
