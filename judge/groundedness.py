@@ -26,17 +26,25 @@ knowledge supports.
 
 Model: P(ungrounded) = sigmoid(INTERCEPT + sum of COEFFICIENTS[f] * f), support_score =
 1 - P(ungrounded). The coefficients come from one L2-regularised logistic regression (lambda 1,
-Newton steps) on both BEGIN dev files (/work/shared/data, Dziri et al. 2022: "Fully
-attributable" = grounded, "Not fully attributable" = ungrounded, "Generic" dropped), each file
-weighted equally, rounded to 2 decimals. Fitting on one file alone gives the same signs and
-similar sizes (WoW: -0.95, 2.83, -1.16, -1.13, 1.05, 0.93, intercept -1.01; CMU-DoG: -1.51,
-2.01, -1.28, -1.39, 1.80, 0.73, intercept 1.26). Figures, ungrounded = positive class, score =
-1 - support (`manage.py qalab_calibrate` recomputes them on any labelled JSONL file):
+Newton steps) on five human-labelled files of two sources, each file weighted equally, rounded
+to 2 decimals: both BEGIN dev files (/work/shared/data, Dziri et al. 2022: "Fully attributable"
+= grounded, "Not fully attributable" = ungrounded, "Generic" dropped) and the dev two thirds of
+FaithDial's hallucination audit (github McGill-NLP/FaithDial `data-audit/`: gold and model
+responses of WoW, CMU-DoG and TopicalChat, one file each; `scripts/faithdial_audit_to_jsonl.py`).
+Fitted on BEGIN alone the model scored BEGIN a little higher (WoW 0.967, CMU-DoG 0.977) but
+FaithDial-style data, where faithful replies ask back and hedge and hallucinations are personal
+disclosures and half-true paraphrases, lower (audit dev 0.882, held-out 0.860): questions no longer count
+as evidence of invention, personal voice and novel words still do. Figures, ungrounded =
+positive class, score = 1 - support (`manage.py qalab_calibrate` recomputes them on any
+labelled JSONL file):
 
-| dev file | N (ungr.) | baseline | shipped | fit on other file | 5-fold CV | bal. acc. (P, R) |
-|---|---|---|---|---|---|---|
-| WoW | 430 (250) | 0.932 | 0.970 | 0.969 | 0.966 | 0.913 (0.96, 0.88) |
-| CMU-DoG | 337 (278) | 0.954 | 0.980 | 0.978 | 0.976 | 0.925 (0.98, 0.94) |
+| file | N (ungr.) | baseline | shipped | bal. acc. at 0.3 (P, R) |
+|---|---|---|---|---|
+| BEGIN WoW dev | 430 (250) | 0.932 | 0.964 | 0.876 (0.98, 0.78) |
+| BEGIN CMU-DoG dev | 337 (278) | 0.954 | 0.972 | 0.917 (0.99, 0.87) |
+| FaithDial audit, dev | 1,493 (1,108) | 0.877 | 0.901 | 0.805 (0.90, 0.90) |
+| FaithDial audit, held-out third (not fitted; errors never read) | 718 (531) | 0.866 | 0.882 | 0.786 (0.89, 0.90) |
+| BEGIN TopicalChat dev (not fitted; errors never read) | 381 (307) | 0.910 | 0.916 | 0.867 (0.98, 0.79) |
 
 Only what a response asserts is scored (`asserted`): epistemic hedges and disclaimers that
 state nothing about the world ("I'm not sure, but ...", "I don't have personal experiences,
@@ -45,19 +53,18 @@ sentence, and a question back with at most MAX_QUESTION_NOVEL words the knowledg
 you ever been there?") is left out; a response of nothing else is scored whole. Faithful
 dialogue systems hedge and ask back (FaithDial-style data), and those words are not evidence of
 invention: on BEGIN WoW grounded responses given such a hedge, disclaimer or question, the share
-scored ungrounded falls from 0.68 / 1.00 / 0.82 to 0.03 each, while the same responses with an
-invented personal experience or opinion stay at 1.00. With it the shipped model scores WoW
-0.967 and CMU-DoG 0.977 (AUROC).
+scored ungrounded fell from 0.68 / 1.00 / 0.82 to 0.03 each, while the same responses with an
+invented personal experience or opinion stayed at 1.00.
 
-(AUROC columns; "fit on other file" = coefficients fitted on the other dev file alone; the
-balanced accuracy, precision and recall are at UNGROUNDED_THRESHOLD with the shipped model.)
+(AUROC columns; the balanced accuracy, precision and recall are at UNGROUNDED_THRESHOLD.)
 
 The baseline is `baseline_support`: the share of the response's content words (a standard
 English stop-word list removed) found in the knowledge.
 
 UNGROUNDED_THRESHOLD = 0.3: a response (or reply sentence) is ungrounded when its support is
-below it. Balanced accuracy is flat (0.90-0.94) for thresholds 0.2-0.5 on both files; 0.3 sits
-in that plateau on the side of fewer false alarms (specificity 0.95 / 0.92).
+below it. Balanced accuracy moves little for thresholds 0.2-0.5 (BEGIN WoW 0.85-0.90, CMU-DoG
+0.89-0.93, audit dev 0.82-0.77, falling as the threshold rises); 0.3 is the compromise, on the
+side of fewer false alarms on BEGIN (precision 0.98 / 0.99).
 """
 
 from __future__ import annotations
@@ -72,14 +79,14 @@ from itertools import pairwise
 UNGROUNDED_THRESHOLD = 0.3
 
 # Fitted on the BEGIN dev files (see the module docstring); P(ungrounded) = sigmoid(z).
-INTERCEPT = 1.09
+INTERCEPT = 1.00
 COEFFICIENTS: dict[str, float] = {
-    "coverage": -1.61,
-    "novel": 2.22,
-    "local": -1.69,
-    "bigram": -1.76,
-    "question": 2.26,
-    "personal": 0.95,
+    "coverage": -1.26,
+    "novel": 1.29,
+    "local": -1.12,
+    "bigram": -1.54,
+    "question": -0.14,
+    "personal": 0.84,
 }
 
 # Words too common to count as support or as novelty: articles, prepositions, auxiliaries and

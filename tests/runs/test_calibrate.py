@@ -13,7 +13,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "begin_to_jsonl.py"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+SCRIPT = SCRIPTS / "begin_to_jsonl.py"
 KNOWLEDGE = (
     "Harbour Lane Dental is open Monday to Thursday from 08:30 to 18:00. A hygiene clean costs "
     "80 EUR and takes 45 minutes. There is no parking at the practice."
@@ -181,6 +182,59 @@ def test_the_begin_converter_drops_generic_and_maps_labels(tmp_path):
         {"knowledge": "k", "history": "m", "response": "r3", "label": "ungrounded"},
     ]
     call_command("qalab_calibrate", "--data", str(target), stdout=StringIO())
+
+
+def _script(name: str) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_faithdial_audit_converter_maps_labels_and_splits(tmp_path):
+    convert = _script("faithdial_audit_to_jsonl")
+    gold = tmp_path / "wow.csv"
+    gold.write_text(
+        "evidence,history,response,BEGIN,VRM\n"
+        "K one,H,Grounded reply,Entailment,Edification\n"
+        "K two,H,Invented reply,Partial Hallucination,Disclosure\n"
+        "K three,H,Generic reply,Generic,Ack.\n"
+        ",H,No knowledge,Hallucination,Disclosure\n",
+        "utf-8",
+    )
+    model = tmp_path / "gpt2_processed_topical.csv"
+    rows = [
+        f"K,H,reply {i},{'entailmentt,uncooperative' if i % 2 else 'hallucination'},x"
+        for i in range(12)
+    ]
+    model.write_text("knowledge,history,gpt2,begin_label,vrm_label\n" + "\n".join(rows), "utf-8")
+    target = tmp_path / "out.jsonl"
+    assert convert.main([str(gold), str(model), "-o", str(target)]) == 0
+    lines = [json.loads(line) for line in target.read_text("utf-8").splitlines()]
+    assert [(r["response"], r["label"], r["source"]) for r in lines[:2]] == [
+        ("Grounded reply", "grounded", "wow"),
+        ("Invented reply", "ungrounded", "wow"),
+    ]
+    assert [r["label"] for r in lines[2:]] == ["ungrounded", "grounded"] * 6
+    assert {r["source"] for r in lines[2:]} == {"topicalchat"}
+    parts = {}
+    for split in ("dev", "held-out"):
+        out = tmp_path / f"{split}.jsonl"
+        assert convert.main([str(model), "--split", split, "-o", str(out)]) == 0
+        parts[split] = {
+            json.loads(line)["response"] for line in out.read_text("utf-8").splitlines()
+        }
+    assert parts["dev"] and parts["held-out"] and not parts["dev"] & parts["held-out"]
+    assert parts["dev"] | parts["held-out"] == {f"reply {i}" for i in range(12)}
+    call_command("qalab_calibrate", "--data", str(target), stdout=StringIO())
+
+
+def test_the_faithdial_audit_converter_names_a_file_that_is_not_an_audit(tmp_path, capsys):
+    convert = _script("faithdial_audit_to_jsonl")
+    other = tmp_path / "other.csv"
+    other.write_text("a,b\n1,2\n", "utf-8")
+    assert convert.main([str(other)]) == 1
+    assert "other.csv" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- --task self_contradiction
