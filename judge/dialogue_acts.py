@@ -79,6 +79,12 @@ _ABOUT_THE_CHAT = re.compile(
     r"why (?:are |r )?(?:you|u) (?:telling|asking|saying|sending|giving))",
     re.IGNORECASE,
 )
+# "huh?", "sorry?", "what??", "wait, what?": confusion about the last reply, no request for a fact.
+_BARE = re.compile(
+    r"^\W*(?:(?:wait|sorry|hm+|um+|uh+|eh|huh|what|pardon|really|seriously|come again|excuse me)"
+    r"\W*)+$",
+    re.IGNORECASE,
+)
 _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these)\b", re.IGNORECASE)
 _WH = re.compile(
     r"\b(?:what|what's|whats|which|when|where|who|whom|whose|why|how)\b", re.IGNORECASE
@@ -159,11 +165,47 @@ _CONSEQUENCE = re.compile(
 _ABOUT_THAT = re.compile(
     r"^\W*(?:so\s+|and\s+|ok\s+)?(?:what|how)\b.*\b(?:that|it|this|those|these)\b", re.I
 )
+# A question to the bot about itself ("are you a robot?", "who am i talking to?", "have you been
+# to Denmark?") is answered by the bot saying what it is ("I'm Bella, a virtual assistant").
+_ABOUT_BOT = re.compile(
+    r"\b(?:(?:are|r) (?:you|u|ya)|is (?:this|it|that)) (?:a |an )?(?:real|human|person|robot|bot|"
+    r"ai|machine|computer|chat ?bot|automated|actual)\b|\bwho (?:am i|are (?:you|u)|is this)\b|"
+    r"\b(?:talking|speaking|chatting) (?:to|with)\b|\b(?:have|did|do) (?:you|u) (?:ever )?"
+    r"(?:been|go|went|visit|like|love|eat|tried)\b",
+    re.IGNORECASE,
+)
+_SELF_DESCRIBED = re.compile(
+    r"\b(?:i'?m|i am|this is|as)\b[^.!?]{0,40}?\b(?:assistant|bot|chat ?bot|ai|virtual|automated|"
+    r"human|real person|robot|computer|program|language model|digital)\b",
+    re.IGNORECASE,
+)
+# "is there a better deal?" is answered by what there is: "We have a 5-day pack ...".
+_EXISTENTIAL = re.compile(
+    r"^\W*(?:\w+\W+){0,3}?(?:is|are) there\b|\bany (?:\w+ )?(?:deals?|"
+    r"offers?|discounts?|options?)\b",
+    re.IGNORECASE,
+)
+_THERE_IS = re.compile(
+    r"\b(?:there (?:is|are|'s)|there's|we (?:have|offer|do|run|can)|we've got|you can (?:get|"
+    r"choose|book|buy|take)|(?:is|are) available)\b",
+    re.IGNORECASE,
+)
+# "where is my order/refund?" is answered by where it stands.
+_WHERE_IS_MINE = re.compile(r"\bwhere(?:'s| is| are)\s+(?:my|our|the)\b", re.IGNORECASE)
+_STATUS = re.compile(
+    r"\b(?:in transit|on (?:its|the) way|dispatched|shipped|delivered|out for delivery|with (?:the )?"
+    r"courier|approved|processed|processing|arriv\w*|expected|tracking|collected|received|"
+    r"issued|refunded|ready|being prepared|held at|waiting (?:at|for))\b",
+    re.IGNORECASE,
+)
+_DEPENDS = re.compile(r"\bdepends? (?:on|upon)\b|\bvar(?:y|ies) (?:by|with|depending)\b", re.I)
+_SHORT_NUMBER = re.compile(r"(?<![\d.,])\d{2,4}(?![\d])")
 # A sentence of the reply that opens with a plain yes or no.
 _STANCE_WORD = re.compile(r"^\W*(?:yes|yeah|yep|yup|no|nope)\b", re.IGNORECASE)
 # A reply that opens by taking a position answers a yes/no question.
 _OPENS_WITH_STANCE = re.compile(
-    r"^(?:[\w\s,!:]{0,40}?[:,!.]\s*)?(?:yes|yeah|yep|yup|no|nope|sure|of course|certainly|"
+    r"^(?:[\w\s,!:]{0,40}?[:,!.\u2013\u2014-]\s*)?(?:yes|yeah|yep|yup|no|nope|sure|of course|"
+    r"certainly|"
     r"absolutely|definitely|unfortunately|sadly|i'm afraid|that's right|that is right|"
     r"correct|"
     r"exactly|indeed|not at all|we do|we don't|we do not|we are|we're not|we aren't|we have|"
@@ -180,7 +222,7 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
     (
         re.compile(
             r"\bhow much\b|\b(?:price|prices|cost|costs|fee|fees|charge|charges|charged|paying|"
-            r"pay|free|owe|refund|money back|compensation)\b|\bhow (?:expensive|cheap)\b",
+            r"pay|free|owe|refund|money back|compensation|total)\b|\bhow (?:expensive|cheap)\b",
             re.I,
         ),
         frozenset({"money", "percent"}),
@@ -226,12 +268,13 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
 # that gets on with it (asks for the next detail, confirms) takes it up.
 _REQUEST = re.compile(
     r"\b(?:can|could|may|would it be possible to|is it possible to)\s+"
-    r"(?:i|we|you|u|someone|somebody|anyone)\s+"
+    r"(?:(?:i|we|you|u|someone|somebody|anyone)\s+)?(?:also\s+)?"
     r"(?:please\s+)?(?:book|make|get|have|come|send|visit|fix|schedule|reserve|arrange|change|move|cancel|add|"
     r"sign|register|order|see|grab|do)\b"
     r"|\bhow (?:do|can|would) (?:i|we)\s+(?:book|sign up|register|enrol|enroll|join|apply|"
     r"reserve|make a booking|get started)\b"
-    r"|\b(?:i|we) (?:need|want|would like|'d like|wanna|have) to (?:cancel|change|move|"
+    r"|(?<!do )(?<!does )(?<!will )(?<!should )(?<!must )"
+    r"\b(?:i|we) (?:need|want|would like|'d like|wanna|have) to (?:cancel|change|move|"
     r"reschedule|book|update|return|complain|report|pay|order|add|remove|swap)\b",
     re.IGNORECASE,
 )
@@ -320,6 +363,9 @@ class Question:
     # question about what it just said ("I think he needs his hearing checked. what does that
     # involve?").
     context: frozenset[str] = frozenset()
+    # "can i come in after april 1 or is that too late": the second of two alternatives, which
+    # one answer settles.
+    alternative: bool = False
 
 
 _STEM_CHARS = 6
@@ -329,6 +375,10 @@ _SLOT_WORD = re.compile(
     r"morning|aftern|evenin|tonigh|tomorr|next|week|weeken",
     re.IGNORECASE,
 )
+
+
+# "tues the 3rd around 11?": words that only soften a proposed slot.
+_ROUGHLY = frozenset({"around", "about", "ish", "approx", "roughly", "earliest", "latest"})
 
 
 def stem(word: str) -> str:
@@ -359,10 +409,12 @@ _KINDRED = tuple(
     frozenset(stem(w) for w in words(group))
     for group in (
         "old young age aged",
-        "kid kids child children",
+        "kid kids child children childrens daughter daughters son sons baby toddler teen "
+        "teenager junior juniors",
         "cost costs price prices fee fees charge",
         "bag bags backpack luggage suitcase rucksack",
         "car cars vehicle vehicles",
+        "call calls ring phone telephone reach contact",
         "pet pets dog dogs cat cats",
         "deliver delivery collection collect pickup",
         "house home homes flat apartment",
@@ -424,7 +476,11 @@ def _part(sentence: Sentence, start: int, end: int) -> Sentence:
 def questions(text: str) -> list[Question]:
     """The questions and implied requests in a customer turn, clause by clause."""
     found: list[Question] = []
+    previous: Sentence | None = None
     for whole, sentence in ((s, c) for s in split_sentences(text) for c in clauses(s)):
+        between = text[previous.end : sentence.start] if previous else ""
+        alternative = previous is not None and bool(re.fullmatch(r"[\s,]*or\s*", between))
+        previous = sentence
         # A message may hold several: "ok thanks. what about Sunday?", "X, and is there Y?"
         body = sentence.text
         inverted = bool(_INVERSION.search(body))
@@ -437,7 +493,7 @@ def questions(text: str) -> list[Question]:
         # "what a gorgeous town!", "i gave it already??", "that's not what i asked?": no
         # request for information (the complaint is about the last reply, which the other
         # checks judge).
-        if _EXCLAIMS.match(body) or _ABOUT_THE_CHAT.search(body):
+        if _EXCLAIMS.match(body) or _ABOUT_THE_CHAT.search(body) or _BARE.match(body):
             continue
         if "?" not in body and not (inverted or _IMPLIED.search(body)) and len(words(body)) < 3:
             continue
@@ -454,7 +510,8 @@ def questions(text: str) -> list[Question]:
         request = request or bool(
             own
             and not (inverted or _INTERROGATIVE.match(body) or _WH.search(body))
-            and all(_SLOT_WORD.fullmatch(w) for w in own)
+            and any(_SLOT_WORD.fullmatch(w) for w in own)
+            and all(_SLOT_WORD.fullmatch(w) or w in _ROUGHLY for w in own)
         )
         found.append(
             Question(
@@ -464,6 +521,7 @@ def questions(text: str) -> list[Question]:
                 advice=bool(_ADVICE.search(body)),
                 request=request,
                 context=_related(content_words(text if about_message else whole.text) - _GENERIC),
+                alternative=alternative,
             )
         )
     return found
@@ -541,20 +599,41 @@ def clarifies(reply: str, question: Question) -> bool:
     )
 
 
-def answers(reply: str, question: Question) -> bool:
+def stances(reply: str) -> int:
+    """How many positions the reply takes: its sentences that open with a plain yes or no,
+    or one for a reply that opens with a position ("Certainly.", "Sorry, cash only")."""
+    parts = split_sentences(reply)
+    count = sum(1 for s in parts if _STANCE_WORD.match(s.text))
+    opening = bool(_OPENS_WITH_STANCE.match(reply) or _SORRY_NO.match(reply))
+    if opening and not (parts and _STANCE_WORD.match(parts[0].text)):
+        count += 1
+    return count
+
+
+def answers(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
     """The reply gives the kind of fact the question asks for, or shares its topic words, or
-    (for a yes/no question) takes a position, or (for advice) suggests something."""
+    (for a yes/no question) takes a position, or (for advice) suggests something.
+    `stance_rank`: how many yes/no questions of the same message come before this one; one
+    "Yes." answers one of them ("Yes, cash on delivery is ¥330" does not also say whether the
+    address can change)."""
     if question.request and proceeds(reply):
         return True
-    if question.yes_no and (
-        _OPENS_WITH_STANCE.match(reply)
-        or _SORRY_NO.match(reply)
-        or any(_STANCE_WORD.match(s.text) for s in split_sentences(reply))
-    ):
+    asked = question.sentence.text
+    if _ABOUT_BOT.search(asked) and _SELF_DESCRIBED.search(reply):
+        return True
+    said = statements(reply)
+    if _EXISTENTIAL.search(asked) and any(_THERE_IS.search(s.text) for s in said[:3]):
+        return True
+    if _WHERE_IS_MINE.search(asked) and _STATUS.search(reply):
+        return True
+    # A figure the question names and the reply repeats ("before u said 28?" -> "the refund
+    # window is 28 days").
+    if set(_SHORT_NUMBER.findall(asked)) & set(_SHORT_NUMBER.findall(reply)):
+        return True
+    if question.yes_no and stances(reply) > stance_rank:
         return True
     if question.yes_no and _ANAPHORIC.search(question.sentence.text):
         return bool(_STANCE.search(reply))
-    said = statements(reply)
     if question.yes_no and any(
         _SETTLES.search(s.text) and content_words(s.text) & question.context for s in said
     ):
@@ -573,6 +652,10 @@ def answers(reply: str, question: Question) -> bool:
     if _WHAT_IF.search(question.sentence.text) and any(
         _CONSEQUENCE.search(s.text) or _CONDITIONAL.match(s.text) for s in split_sentences(reply)
     ):
+        return True
+    # "how many do people usually need?" -> "How many you need depends on how confident you
+    # feel": what it depends on is an answer.
+    if not question.yes_no and _DEPENDS.search(reply):
         return True
     reply_words = content_words(reply)
     shared = meet(question.topic, reply_words)
@@ -621,6 +704,29 @@ def meet(topic: frozenset[str], other: frozenset[str]) -> set[str]:
     }
 
 
-def takes_up(reply: str, question: Question) -> bool:
-    """Answered, clarified, or honestly declined."""
-    return answers(reply, question) or clarifies(reply, question) or declines(reply)
+def takes_up(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
+    """Answered, clarified, or honestly declined (`stance_rank`: see `answers`)."""
+    return (
+        answers(reply, question, stance_rank=stance_rank)
+        or clarifies(reply, question)
+        or declines(reply)
+    )
+
+
+def left_open(reply: str, asked: list[Question]) -> list[Question]:
+    """The questions of one customer message that `reply` does not take up, each yes/no
+    question needing a position of its own; alternatives ("A or B?") are one question, open
+    when neither is taken up (reported by the first)."""
+    groups: list[list[Question]] = []
+    for question in asked:
+        if question.alternative and groups:
+            groups[-1].append(question)
+        else:
+            groups.append([question])
+    found: list[Question] = []
+    rank = 0
+    for group in groups:
+        if not any(takes_up(reply, q, stance_rank=rank) for q in group):
+            found.append(group[0])
+        rank += any(q.yes_no for q in group)
+    return found

@@ -30,12 +30,18 @@ _NUM = (
     r"(?![\d.,]\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
 )
 _CUR_SYMBOL = r"€|\$|£|¥|₹"
-_CODES = r"EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CZK|HUF|AUD|CAD|NZD|JPY|INR"
+_CODES = (
+    r"EUR|USD|GBP|CHF|SEK|NOK|DKK|ISK|PLN|CZK|HUF|RON|TRY|AUD|CAD|NZD|SGD|HKD|JPY|INR|ZAR|MXN|"
+    r"BRL"
+)
 _MONEY = re.compile(
-    rf"(?P<pre>{_CUR_SYMBOL}|\b(?:{_CODES}|Fr\.|kr\.?)(?![a-z]))\s?(?P<n1>{_NUM})"
+    # "R12.50", "R 5 000" (rand) and "Rs 450" (rupees) only with a capital R.
+    rf"(?P<pre>{_CUR_SYMBOL}|\b(?:{_CODES}|Fr\.|kr\.?|(?-i:Rs)\.?|(?-i:R)(?=\s?\d(?:\d|[.,\s]\d)))(?![a-z]))"
+    rf"\s?(?P<n1>{_NUM})"
     # A symbol after the amount is euro style ("45 €", "45€"); "18 £10" is 18 then £10.
     rf"|(?<![\d.,])(?P<n2>{_NUM})(?P<post>\s?€|[$£]|\s?(?:{_CODES}|euros?|dollars?|pounds?|"
-    r"francs?|kronor|krona|kroner|krone|kr|zł|pence|p(?=\s+(?:per|a|an|each)\b)|p(?=/)|"
+    r"francs?|kronor|krona|kroner|krone|kr|zł|rand|rupees?|quid|bucks|pence|"
+    r"p(?=\s+(?:per|a|an|each)\b)|p(?=/)|"
     r"cents?)\b)",
     re.IGNORECASE,
 )
@@ -86,6 +92,14 @@ _CURRENCY_WORDS = {
     "francs": "CHF",
     "¥": "JPY",
     "₹": "INR",
+    "rs": "INR",
+    "rs.": "INR",
+    "rupee": "INR",
+    "rupees": "INR",
+    "r": "ZAR",
+    "rand": "ZAR",
+    "quid": "GBP",
+    "bucks": "USD",
     "zł": "PLN",
     # "kr" is Swedish, Norwegian or Danish: one currency to the judge, so "120 kr" and "120 SEK"
     # from the same bot and KB agree.

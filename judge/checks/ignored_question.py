@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
-from judge.dialogue_acts import questions, takes_up
+from judge.dialogue_acts import left_open, questions, statements
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
+from judge.text import split_sentences
 
 
 class IgnoredQuestion(Check):
     """Guarantees: for each turn, every customer question or implied request (a '?', an
     interrogative opening, or "what would you suggest" / "I need to know ...") with a topic
-    word is looked for in that turn's reply (`judge.dialogue_acts.takes_up`: the fact kind it
+    word is looked for in that turn's reply (`judge.dialogue_acts.left_open`: the fact kind it
     asks for, shared topic words, a yes/no stance, a suggestion, a clarifying question, or an
     honest decline). One major finding per reply that takes up none of them; the evidence
-    quotes the ignored question(s) and the reply's first sentence."""
+    quotes the ignored question(s) and the reply's first statement (its first sentence when it
+    states nothing), so that the finding merges with an `irrelevant_reply` about the same
+    reply (which quotes that statement and, being the more specific diagnosis, wins the tie)
+    but not with a finding about another sentence of it (an invented price further on)."""
 
     check_id = "ignored_question"
 
@@ -24,10 +28,11 @@ class IgnoredQuestion(Check):
             reply = turn.reply.strip()
             if not reply:
                 continue
-            ignored = [q for q in questions(turn.customer) if q.topic and not takes_up(reply, q)]
+            ignored = left_open(reply, [q for q in questions(turn.customer) if q.topic])
             if not ignored:
                 continue
             asked = ignored[0].sentence.text
+            opening = statements(reply) or split_sentences(reply)
             findings.append(
                 self.finding(
                     case,
@@ -39,7 +44,7 @@ class IgnoredQuestion(Check):
                             Evidence(source="customer", quote=q.sentence.text, turn=turn.index)
                             for q in ignored
                         ),
-                        Evidence(source="reply", quote=reply, turn=turn.index),
+                        Evidence(source="reply", quote=opening[0].text, turn=turn.index),
                     ],
                     rationale=(
                         f"The customer asked '{asked}' and the reply neither answers it, asks "
@@ -52,7 +57,7 @@ class IgnoredQuestion(Check):
                         "does not know."
                     ),
                     effort="S",
-                    confidence=0.75,
+                    confidence=0.65,
                 )
             )
         return findings

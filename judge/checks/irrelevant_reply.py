@@ -102,7 +102,8 @@ _ACKNOWLEDGES = re.compile(
     r"(?:you're|you are) (?:very |most )?welcome|glad|wonderful|brilliant|excellent|fantastic|"
     r"awesome|understood|i see|i understand|understandable|i hear you|absolutely|will do|done|"
     r"right|fair enough|good to (?:know|hear)|that's (?:great|fine|good|ok)|oh|yes|yeah|no|"
-    r"nope|then|so|in that case|if so)\b",
+    r"nope|then|so|in that case|if so|enjoy|have a (?:great|good|nice|lovely)|bye|goodbye|"
+    r"take care|see you|my pleasure|any ?time)\b",
     re.IGNORECASE,
 )
 _SUBSTANTIAL = 2

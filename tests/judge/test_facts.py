@@ -71,10 +71,21 @@ def test_it_gives_one_canonical_subject_per_claim(a, b):
         ("8+ weeks ahead", "duration:80640"),
         ("1 305 SEK", "money:1305 KR"),  # thousands grouped by a space
         ("€ 1 200,50", "money:1200.50 EUR"),
+        # Rand and rupees by their capital letter (never a time: "R12.50" is not 12:50), slang.
+        ("R12.50", "money:12.50 ZAR"),
+        ("R 5 000", "money:5000 ZAR"),
+        ("Rs 450", "money:450 INR"),
+        ("45 quid", "money:45 GBP"),
+        ("20 bucks", "money:20 USD"),
     ],
 )
 def test_it_reads_spoken_and_scanned_amounts(text, key):
     assert _keys(text) == [key]
+
+
+@pytest.mark.parametrize("text", ["Room R2 is upstairs", "route r12 at 12.50"])
+def test_a_letter_r_before_a_small_number_is_no_rand(text):
+    assert not [k for k in _keys(text) if k.startswith("money")]
 
 
 def test_number_words_that_are_not_amounts_are_no_facts():

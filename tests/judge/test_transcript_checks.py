@@ -44,6 +44,17 @@ def _run(check_id: str, dialogue: Dialogue, *, org: bool = False) -> list:
         ("and a full service, how long does that take?", "A full service is 895 kr."),
         # "6-18 months" names no weekday: a question about when is not answered by it.
         ("when does the next term start?", "Baby swim (6-18 months) is with a parent."),
+        # One "yes" answers one yes/no question, not the next one too.
+        (
+            "cash at the door ok? and can i change address to my office",
+            "Yes, cash on delivery has a fee of ¥330.",
+        ),
+        (
+            "do you have vegan options? and are you open on boxing day",
+            "Yes, lots of vegan curries!",
+        ),
+        # Asking whether one must cancel is not asking the bot to get on with a cancellation.
+        ("do i need to cancel my old contract", "Your number transfer has been requested."),
     ],
 )
 def test_an_unanswered_question_is_flagged(customer, reply):
@@ -103,6 +114,19 @@ def test_an_unanswered_question_is_flagged(customer, reply):
         ("i gave it already??", "Sorry about that, got it."),
         ("that's not what i asked?", "Sorry! Here is the right answer: yes."),
         ("lost my backpack. has lenovo laptop in it", "Sorry to hear that, which route was it?"),
+        ("huh?", "Sorry, I meant the refund goes back to your card."),
+        # Two positions for two yes/no questions; alternatives settled by either answer.
+        ("cash at the door ok? can i change the address?", "Yes, cash is fine. Yes, any address."),
+        ("could i join in too or is it just kids", "You can join too! Lessons are 2 hours."),
+        # About the bot itself; what there is; where an order stands; a figure taken up; what
+        # it depends on; a currency the judge reads (rand).
+        ("who am i talking to? is this a real person", "Hi! I'm Bella, a virtual assistant."),
+        ("is there a better deal", "We have a 5 day pack for £95, valid for 2 months."),
+        ("hello, where is my paczka?", "Order 30-884215 is in transit with InPost."),
+        ("wait, before u said 28?", "Apologies, the refund window is 28 days from delivery."),
+        ("how many do people usually need", "How many you need depends on how confident you feel."),
+        ("ok whats the other fees", "Monthly service fee: R69.00, initiation fee: R1 207.50."),
+        ("Tuesday the 3rd around 11?", "Booked: Tuesday the 3rd at 11:00."),
     ],
 )
 def test_an_answered_declined_or_clarified_question_is_not(customer, reply):
