@@ -7,9 +7,11 @@ A careful reader accepts a figure a bot works out ("2 x 80 EUR = 160 EUR", "£85
   three supported amounts the conversation states, or a supported rate applied to a supported
   amount (a share, a discount or a surcharge);
 - **a figure the reply presents as a result** ("so", "=", "total", "comes to", "that's",
-  "becomes", "saves") may also combine the amounts the conversation states: up to three terms,
-  each an amount or an amount times a count; a difference of two; an amount times two counts;
-  the sum of line items the same reply lists before it; any of these with a rate applied.
+  "becomes", "saves", "difference", "per day") may also combine the amounts the conversation
+  states: up to three terms, each an amount or an amount times a count; a difference of two; an
+  amount times two counts; an amount shared by a count; an amount times a count less another
+  (what a pack saves); the sum of line items the same reply lists before it; any of these with
+  a rate applied.
 
 Operands are only amounts the conversation *states* and the KB, the customer or an earlier
 derivation supports, so an invented base fee is never an operand, and a total built on it is
@@ -30,7 +32,8 @@ RESULT = re.compile(
     r"=|→|->|\b(?:so|total|totals|totalling|comes? to|coming to|making|makes|bringing|"
     r"that's|thats|that is|that'd be|that would be|would be|works out|saves?|saving|"
     r"altogether|in all|becomes|instead of|reduced to|down to|up to|from .{1,30} to|"
-    r"for (?:both|all|the (?:two|three|four|five|six|group|lot))|together)\b",
+    r"for (?:both|all|the (?:two|three|four|five|six|group|lot))|together|difference|"
+    r"per (?:day|night|person|head|month|week|lesson|session|visit))\b",
     re.IGNORECASE,
 )
 # Rates written in words: "half price", "a third off", "double".
@@ -110,6 +113,13 @@ def follows(
     for size in range(2, min(len(listed), 8) + 1):
         terms |= {sum(c) for c in combinations(listed, size)}
     if any(_near(t, target) for t in terms):
+        return True
+    # A price per unit of a pack ("5 days for £95 works out at £19 a day") and what a pack
+    # saves ("5 sessions at £35, or 5 for £160: you save £15"): one step each, never an operand
+    # of the searches below.
+    if any(_near(a / n, target) for a in stated for n in counts):
+        return True
+    if any(_near(a * n - b, target) for a in stated for n in counts for b in stated):
         return True
     ordered = sorted(terms)
     pool = ordered[:300]

@@ -24,8 +24,17 @@ _URL = re.compile(
 _DATE = re.compile(
     r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}/\d{1,2}\b"
 )
+# "by 23.04.", "until 20.07." (day and month with a closing point, after a word that introduces
+# a date): a date, not the time 23:04.
+_DOTTED_DATE = re.compile(
+    r"\b(?:by|until|till|on|to|from|before|after|since|dated|due|expires?)\s+"
+    r"(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?!\d)",
+    re.IGNORECASE,
+)
 # Thousands grouped by a comma, point or space ("1,200", "1.200", "1 305 SEK").
 _NUM = (
+    # Lakh grouping: "1,50,000" (one hundred and fifty thousand rupees).
+    r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d{1,2})?(?![\d,])|"
     r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?"
     r"(?![\d.,]\d)|\d+(?:[.,]\d{1,2})?(?!\d)"
 )
@@ -64,15 +73,34 @@ _COMPOUND_DURATION = re.compile(
     re.IGNORECASE,
 )
 _DURATION = re.compile(
-    r"(?<![\d.,])(\d+(?:[.,]\d+)?)\+?[\s-]?(?:(?:working|business|calendar|clear|full|"
+    r"(?<![\d.,])(\d+(?:[.,]\d+)?)(?:\+|\s?-?ish)?[\s-]?(?:(?:working|business|calendar|clear|full|"
     r"school|banking)[\s-])?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
     r"wks?)\b",
     re.IGNORECASE,
 )
 _TIME_12H = re.compile(r"(?<![\d.,:])(\d{1,2})(?:[:.](\d{2}))?\s?([ap])\.?m\b\.?", re.IGNORECASE)
 _TIME_24H = re.compile(r"(?<![\d.,:])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d]|[.,:]\d)")
+# A number read out digit by digit (voice transcripts): "oh seven nine one two double four ...".
+_DIGIT = {
+    "oh": "0",
+    "o": "0",
+    "zero": "0",
+    "nought": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
+_DIGIT_WORD = r"(?:(?:double|triple)\s+)?(?:" + "|".join(_DIGIT) + r")"
+_SPOKEN_DIGITS = re.compile(rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{6,}}\b", re.IGNORECASE)
 _PHONE_CUE = re.compile(r"\b(?:call|phone|tel|ring|mobile|whatsapp|text|contact|reach)", re.I)
-_PHONE = re.compile(r"(?<![\w+])(?:\+|00)?\d[\d \t().-]{5,18}\d(?![\w])")
+# Not a reference code's digits ("LK-0937712", "INC-448210").
+_PHONE = re.compile(r"(?<![\w+])(?<![A-Za-z]-)(?:\+|00)?\d[\d \t().-]{5,18}\d(?![\w])")
 
 _CURRENCY_WORDS = {
     "€": "EUR",
@@ -205,6 +233,12 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
         facts.append(Fact("url", value, m.start(), m.start() + len(raw)))
     for _ in scan(_DATE):
         pass
+    for _ in scan(_DOTTED_DATE):
+        pass
+    for m in scan(_SPOKEN_DIGITS):
+        digits = spoken_digits(m.group(0))
+        if 7 <= len(digits) <= 15:
+            facts.append(Fact("phone", phone_digits(digits), m.start(), m.end()))
     for m in scan(_MONEY):
         amount = parse_amount(m.group("n1") or m.group("n2"))
         marker = (m.group("pre") or m.group("post")).strip().casefold()
@@ -264,13 +298,26 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
     return sorted(facts, key=lambda f: f.start)
 
 
+def spoken_digits(text: str) -> str:
+    """The digits a number read out digit by digit says: "oh seven double four" -> "0744"."""
+    digits, repeat = "", 1
+    for word in re.findall(r"[a-z]+", text.casefold()):
+        if word in ("double", "triple"):
+            repeat = 2 if word == "double" else 3
+            continue
+        digits += _DIGIT.get(word, "") * repeat
+        repeat = 1
+    return digits
+
+
 # How people name an hour without writing a time: "at 2", "10ish", "around 11", "after 5", and
 # hour ranges "9-1", "Mon-Fri 8-6", "10 till 2".
+_HOUR_TOKEN = r"(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")"
 _NOT_HOURS = r"(?!\s*(?:min|hour|hr|day|week|month|year|people|person|guest|kid|child|night|player|%|€|\$|£))"
 _LOOSE_HOUR = re.compile(
     r"\b(?:at|around|about|by|after|before|from|till|until|ish)\s+(\d{1,2})(?![\d%]|[:.,]\d)(?:\s?ish)?"
     + _NOT_HOURS
-    + r"|\b(\d{1,2})\s?ish\b",
+    + rf"|\b{_HOUR_TOKEN}\s?-?ish\b",
     re.IGNORECASE,
 )
 _HOUR_RANGE = re.compile(
@@ -280,11 +327,11 @@ _HOUR_RANGE = re.compile(
 )
 
 
-_HOUR_TOKEN = r"(\d{1,2}|" + "|".join(NUMBER_WORDS) + r")"
 # "ten o'clock", "half 9" / "half past 9" (9:30), "quarter past 10", "quarter to 11", "noon".
 _SPOKEN_TIME = re.compile(
     rf"\b{_HOUR_TOKEN}\s*o'?\s?clock\b|\bhalf(?:\s+past)?\s+{_HOUR_TOKEN}\b"
-    rf"|\bquarter\s+(past|to)\s+{_HOUR_TOKEN}\b|\b(noon|midday)\b",
+    rf"|\bquarter\s+(past|to)\s+{_HOUR_TOKEN}\b|\b(noon|midday)\b"
+    rf"|\b{_HOUR_TOKEN}\s+(fifteen|thirty|forty[\s-]five)\b",
     re.IGNORECASE,
 )
 
@@ -304,7 +351,7 @@ def loose_hours(text: str) -> set[str]:
     21:00, 01:00, 13:00; "half 9" -> 09:30 and 21:30; "ten o'clock"; "noon")."""
     found: set[str] = set()
     for m in _LOOSE_HOUR.finditer(text):
-        found |= _both_halves(int(m.group(1) or m.group(2)), 0)
+        found |= _both_halves(_hour(m.group(1) or m.group(2)), 0)
     for m in _HOUR_RANGE.finditer(text):
         found |= _both_halves(int(m.group(1)), 0) | _both_halves(int(m.group(2)), 0)
     for m in _SPOKEN_TIME.finditer(text):
@@ -319,8 +366,11 @@ def loose_hours(text: str) -> set[str]:
                 if m.group(3).casefold() == "past"
                 else _both_halves(hour - 1 or 12, 45)
             )
-        else:
+        elif m.group(5):
             found.add("12:00")
+        else:
+            minute = {"f": 15, "t": 30}.get(m.group(7)[0].casefold(), 45)
+            found |= _both_halves(_hour(m.group(6)), minute)
     return found
 
 
@@ -353,6 +403,11 @@ _SPANS = {
     "round the clock": "1440",
     "around the clock": "1440",
 }
+# "4 meeting room hours", "10 free minutes": a count of a unit a few words on supports that
+# duration.
+_SPREAD_DURATION = re.compile(
+    r"(?<![\d.,])(\d{1,3})\s+(?:[a-z][a-z-]*\s+){1,3}?(minutes|hours|days|weeks)\b", re.IGNORECASE
+)
 _SPAN_WORDS = re.compile(
     r"\b(" + "|".join(re.escape(span) for span in _SPANS) + r")(?![\w/])", re.IGNORECASE
 )
@@ -371,6 +426,9 @@ class SupportIndex:
             self.add(fact)
         # "Mon-Fri 8-6" and "at 2" support the clock times they may mean.
         self.values.setdefault("time", set()).update(loose_hours(readable))
+        for m in _SPREAD_DURATION.finditer(readable):
+            minutes = int(m.group(1)) * _MINUTES_PER.get(m.group(2)[0].casefold(), 1)
+            self.values.setdefault("duration", set()).add(str(minutes))
         # "a week", "half an hour": a span said in words.
         for m in _SPAN_WORDS.finditer(readable):
             self.add_value("duration", _SPANS[m.group(1).casefold()])
@@ -422,14 +480,20 @@ class SupportIndex:
             amount, _, currency = fact.value.rpartition(" ")
             support = self.values.get("money", set())
 
+            # Minor units count in the major one: "350 kWh x 24.50p = £85.75".
+            minor = _MINOR_UNIT.get(currency)
+
             def amounts(values: Iterable[str]) -> list[Decimal]:
-                return sorted(
-                    {
-                        _decimal(v.rpartition(" ")[0])
-                        for v in values
-                        if v in support and v.endswith(f" {currency}")
-                    }
-                )
+                found = set()
+                for value in values:
+                    number, _, unit = value.rpartition(" ")
+                    if value not in support:
+                        continue
+                    if unit == currency:
+                        found.add(_decimal(number))
+                    elif unit == minor:
+                        found.add(_decimal(number) / 100)
+                return sorted(found)
 
             rates = {_decimal(p) for p in self.values.get("percent", ())} | set(rates)
             return follows(
@@ -459,11 +523,22 @@ class SupportIndex:
         return SupportIndex(self.default_currency, {k: set(v) for k, v in self.values.items()})
 
 
+_MINOR_UNIT = {"GBP": "GBX", "EUR": "CENT", "USD": "CENT"}
+
+
 def _decimal(text: str) -> Decimal:
     try:
         return Decimal(text)
     except InvalidOperation:
         return Decimal(-1)
+
+
+_QUANTITY = re.compile(
+    r"(?<![\d.,])(\d{1,3}(?:,\d{3})*|\d{1,5})\s?(?:kwh|kw|km|miles?|units?|litres?|liters?|gb|"
+    r"mb|kg|sq ?ft|m2|m²|minutes?|mins?|hours?|days?|nights?|people|persons?|guests?|texts?|"
+    r"sms|calls?|messages?|pages?|copies|items?|pieces?)\b",
+    re.IGNORECASE,
+)
 
 
 def conversation_counts(text: str) -> set[int]:
@@ -477,7 +552,10 @@ def conversation_counts(text: str) -> set[int]:
     text = "".join(chars)
     found = {int(w) for w in re.findall(r"(?<![\d.,])\d{1,3}(?![\d.,]\d)", text)}
     found |= {NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.casefold()) if w in NUMBER_WORDS}
-    return {n for n in found if 2 <= n <= 100}
+    found = {n for n in found if 2 <= n <= 100}
+    # A larger quantity counts when its unit says it is one: "350 kWh", "1,200 miles".
+    found |= {int(parse_amount(m.group(1)) or 0) for m in _QUANTITY.finditer(text)}
+    return {n for n in found if n >= 2}
 
 
 def canonical_subject(subject: str) -> str:

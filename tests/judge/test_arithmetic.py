@@ -95,3 +95,40 @@ def test_unsupported_facts_reads_entities_ocr_units_and_compound_durations():
         )
         == []
     )
+
+
+@pytest.mark.parametrize(
+    "target, stated, counts",
+    [
+        (D("19"), [D("95")], {5}),  # 5 days for 95 works out at 19 a day
+        (D("15"), [D("35"), D("160")], {5}),  # 5 x 35 less a block of 5 for 160
+    ],
+)
+def test_a_pack_price_per_unit_and_its_saving_follow_as_results(target, stated, counts):
+    args = {"known": stated, "stated": stated, "counts": counts, "rates": set()}
+    assert follows(target, result=True, **args)
+    assert not follows(target, **args)  # only as a result
+    assert not follows(target + D("1"), result=True, **args)
+
+
+def test_unsupported_facts_reads_pence_lakhs_spoken_numbers_and_reference_codes():
+    kb = (
+        "Unit rate 24.50p per kWh. Fixed deposit: 7.30% a year. Hot desk plus 4 meeting room "
+        "hours a month. Returns are refunded within 14 days."
+    )
+    assert (
+        _unsupported(
+            kb,
+            ("i used 350 kWh", "350 kWh × 24.50p = £85.75."),
+            ("₹1,50,000 for a year?", "At 7.30% that earns ₹10,950 in a year."),
+            ("how many hours?", "The 4 hours come with the hot desk."),
+            ("so 14ish days", "Yes, 14 days, so by 23.04. at the latest."),
+            (
+                "its oh seven nine one two three four five six seven eight",
+                "Thanks, I've got 07912 345678. Your reference is LK-0937712.",
+            ),
+        )
+        == []
+    )
+    # A phone the conversation never gave is still reported.
+    assert _unsupported(kb, ("number?", "Call 07912 999999.")) == ["07912 999999"]
