@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import NamedTuple
 
+from generator.dates import WEEKDAY_NAMES
 from generator.facts import (
     CURRENCY_SYMBOLS,
     CURRENCY_WORDS,
@@ -53,20 +54,8 @@ PROFILES: dict[NoiseLevel, NoiseProfile | None] = {
 
 ALWAYS_PROTECTED = frozenset(
     [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "mon",
-        "tue",
-        "wed",
-        "thu",
-        "fri",
-        "sat",
-        "sun",
+        *(name.casefold() for name in WEEKDAY_NAMES),
+        *(name[:3].casefold() for name in WEEKDAY_NAMES),
         "minutes",
         "minute",
         "hours",

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from generator.dates import MONTH_NAMES, WEEKDAY_NAMES
 from generator.schemas import Manifest
 from judge.checks.base import Check
 from judge.lexicon import EVERYDAY, clips, frequency
@@ -339,28 +340,8 @@ class _Lexicon:
         return best[1] if best else _everyday_fix(word)
 
 
-_CAPITALISED = frozenset(
-    [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-)
+# Weekday and month names (not "May", also an everyday word).
+_CAPITALISED = frozenset(n.casefold() for n in (*WEEKDAY_NAMES, *MONTH_NAMES)) - {"may"}
 # What scanning does to letters: "rn" read for "m" ("4-6prn"), "cl" for "d", "vv" for "w".
 _OCR_CONFUSIONS = (("rn", "m"), ("m", "rn"), ("cl", "d"), ("vv", "w"))
 

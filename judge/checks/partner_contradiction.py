@@ -7,7 +7,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from generator.dates import NUMBER_WORDS
+from generator.dates import MONTH_NAMES, NUMBER_WORDS
 from generator.schemas import Manifest
 from judge.arithmetic import RESULT
 from judge.checks.base import Check
@@ -24,20 +24,7 @@ _DAY = re.compile(
     rf"(?!\s?(?:[–—-]|to|till|until|through)\s?{ANY_WEEKDAY})",
     re.IGNORECASE,
 )
-_MONTHS = (
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "may",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "oct",
-    "nov",
-    "dec",
-)
+_MONTHS = tuple(name[:3].casefold() for name in MONTH_NAMES)
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _ORDINAL = re.compile(
     r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?" + _MONTH + ")", re.I
