@@ -82,19 +82,8 @@ _TIME_12H = re.compile(r"(?<![\d.,:])(\d{1,2})(?:[:.](\d{2}))?\s?([ap])\.?m\b\.?
 _TIME_24H = re.compile(r"(?<![\d.,:])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d]|[.,:]\d)")
 # A number read out digit by digit (voice transcripts): "oh seven nine one two double four ...".
 _DIGIT = {
-    "oh": "0",
-    "o": "0",
-    "zero": "0",
-    "nought": "0",
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
+    **{word: str(n) for word, n in NUMBER_WORDS.items() if n < 10},
+    **dict.fromkeys(("oh", "o", "zero", "nought"), "0"),
 }
 _DIGIT_WORD = r"(?:(?:double|triple)\s+)?(?:" + "|".join(_DIGIT) + r")"
 _SPOKEN_DIGITS = re.compile(rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{6,}}\b", re.IGNORECASE)
