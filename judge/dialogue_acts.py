@@ -414,7 +414,7 @@ _KINDRED = tuple(
         "cost costs price prices fee fees charge",
         "bag bags backpack luggage suitcase rucksack",
         "car cars vehicle vehicles",
-        "call calls ring phone telephone reach contact",
+        "call calls ring phone telephone reach",
         "pet pets dog dogs cat cats",
         "deliver delivery collection collect pickup",
         "house home homes flat apartment",
@@ -423,7 +423,7 @@ _KINDRED = tuple(
 )
 
 
-def _related(found: frozenset[str]) -> frozenset[str]:
+def kindred(found: frozenset[str]) -> frozenset[str]:
     """`found` with the kindred words of each of its words."""
     extra = {w for group in _KINDRED if found & group for w in group}
     return found | extra
@@ -516,11 +516,11 @@ def questions(text: str) -> list[Question]:
         found.append(
             Question(
                 sentence=sentence,
-                topic=_related(own),
+                topic=kindred(own),
                 yes_no=yes_no,
                 advice=bool(_ADVICE.search(body)),
                 request=request,
-                context=_related(content_words(text if about_message else whole.text) - _GENERIC),
+                context=kindred(content_words(text if about_message else whole.text) - _GENERIC),
                 alternative=alternative,
             )
         )

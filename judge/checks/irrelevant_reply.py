@@ -11,6 +11,7 @@ from judge.dialogue_acts import (
     ASKS_WITHIN,
     content_words,
     declines,
+    kindred,
     meet,
     proceeds,
     questions,
@@ -120,7 +121,8 @@ def _ignores_statement(customer: str, heard: str, reply: str, said: frozenset[st
         return False
     if any(ASKS_WITHIN.search(s.text) for s in split_sentences(reply)):
         return False
-    everything = content_words(heard)
+    # Kindred words count: "i'll call" is taken up by "You can reach us on ...".
+    everything = kindred(content_words(heard))
     # "for about 15 ppl" -> "For 15 people the 8 inch is best": a figure taken up is a word.
     if set(_NUMBER.findall(heard)) & set(_NUMBER.findall(reply)):
         return False

@@ -182,6 +182,9 @@ def test_a_canned_reply_about_something_else_is_irrelevant(customer, reply, subj
         # continuation ("Then ..."), a reply about what the customer said earlier.
         ("ok ta, will ring them at lunch", "You're very welcome, good luck with the bag!"),
         ("for about 15 ppl", "For 15 people the 8 inch cake is best, £42."),
+        # A sign-off; a number to call given to someone who will call.
+        ("perfekt danke", "Gern geschehen — enjoy your trainers!"),
+        ("forget it. i'll call", "You can reach customer service 24/7 on 030 2970."),
         ("Wednesday next week, early pls", "Before I can check, please confirm your birth date."),
         ("i need them by tomorrow for an interview", "Then express service is the way to go."),
         ("hmm bit pricey. the place down the road was less", "I understand! Prices vary by size."),
