@@ -360,20 +360,30 @@ _TENS_WORDS = {
     "ninety": 90,
 }
 SPOKEN_NUMBER = (
-    r"(?:(?:"
-    + "|".join([*_UNITS_WORDS, *_TENS_WORDS])
+    r"(?:(?:a\s+(?=hundred|thousand))?(?:"
+    + "|".join([*_UNITS_WORDS, *_TENS_WORDS, "hundred", "thousand"])
     + r")(?:[\s-]+(?:and\s+)?(?:"
-    + "|".join([*_UNITS_WORDS, *_TENS_WORDS, "hundred"])
+    + "|".join([*_UNITS_WORDS, *_TENS_WORDS, "hundred", "thousand"])
     + r"))*)"
 )
 
 
 def spoken_number(text: str) -> int | None:
-    """The whole number (0-999) that words say: "ninety nine" -> 99, "one hundred and fifty"
-    -> 150, "twelve" -> 12; None when the words are not one number."""
+    """The whole number (0-999,999) that words say: "ninety nine" -> 99, "one hundred and
+    fifty" -> 150, "a hundred and ten" -> 110, "one thousand five hundred" -> 1500, "twelve"
+    -> 12; None when the words are not one number."""
     total, current = 0, None
-    for word in re.findall(r"[a-z]+", text.casefold()):
+    thousands = 0
+    found = re.findall(r"[a-z]+", text.casefold())
+    if found[:1] == ["a"] and found[1:2] in (["hundred"], ["thousand"]):
+        found[0] = "one"
+    for word in found:
         if word == "and":
+            continue
+        if word == "thousand":
+            if thousands or (current is None and total == 0):
+                return None
+            thousands, total, current = (total + (current or 0)) * 1000, 0, None
             continue
         if word == "hundred":
             if current is None or current >= 10:
@@ -389,9 +399,9 @@ def spoken_number(text: str) -> int | None:
             current = (current or 0) + _UNITS_WORDS[word]
         else:
             return None
-    if current is None and total == 0:
+    if current is None and total == 0 and not thousands:
         return None
-    return total + (current or 0)
+    return thousands + total + (current or 0)
 
 
 _H = r"(1[0-2]|0?[1-9]|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"

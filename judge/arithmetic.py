@@ -110,6 +110,8 @@ def follows(
     terms = {s for s in stated} | {s * n for s in stated for n in counts}
     terms |= {a * n * m for a in stated for n, m in combinations(counts, 2)}
     terms |= {a - b for a in stated for b in stated if a > b}
+    # "€1 per km beyond 20 km, so for 30 km about €10": a rate times what exceeds a threshold.
+    terms |= {a * (n - m) for a in stated for n in counts for m in counts if n > m}
     for size in range(2, min(len(listed), 8) + 1):
         terms |= {sum(c) for c in combinations(listed, size)}
     if any(_near(t, target) for t in terms):

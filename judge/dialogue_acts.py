@@ -103,7 +103,8 @@ _DECLINE = re.compile(
     r"information|info|details|data|figures|list|record|answer)|"
     r"(?:i'll|i will|we'll|we will) (?:ask|check with|pass (?:this|that|it) on to|forward "
     r"(?:this|that|it) to|get) (?:our|the|a) (?:\w+ ){0,2}(?:team|colleague|staff|manager|office)|"
-    r"(?:i'm|i am|im) (?:not sure|afraid|unable|not able)|can(?:'t|not|t) (?:find|say|confirm|"
+    r"(?:i'm|i am|im) (?:not sure|afraid|unable|not able|not aware)|\bi (?:can't|cannot)\b|"
+    r"can(?:'t|not|t) (?:find|say|confirm|"
     r"tell|answer|help with|give|advise|share|check|see|quote|diagnose|assess|comment|guarantee|"
     r"promise|recommend|predict)|no (?:information|info|details|"
     r"record)|not (?:in|part of) (?:my|our) (?:information|knowledge|records|info)|"
@@ -200,11 +201,20 @@ _STATUS = re.compile(
 )
 _DEPENDS = re.compile(r"\bdepends? (?:on|upon)\b|\bvar(?:y|ies) (?:by|with|depending)\b", re.I)
 _SHORT_NUMBER = re.compile(r"(?<![\d.,])\d{2,4}(?![\d])")
+# A figure with no unit or with a currency ("the full 450?", "£1,200?"), not a date, a clock
+# time or a span ("12th", "6:30", "20 minutes").
+_AMOUNT = re.compile(r"(?<![\d.,:])\d{2,}(?:[.,]\d+)?(?![\d:]|st\b|nd\b|rd\b|th\b|am\b|pm\b)", re.I)
 # A sentence of the reply that opens with a plain yes or no.
-_STANCE_WORD = re.compile(r"^\W*(?:yes|yeah|yep|yup|no|nope)\b", re.IGNORECASE)
+_STANCE_WORD = re.compile(
+    r"^\W*(?:(?:and|but|so|oh|well|also|then)\W+)?(?:yes|yeah|yep|yup|no|nope|not necessarily|"
+    r"not really)\b",
+    re.IGNORECASE,
+)
 # A reply that opens by taking a position answers a yes/no question.
 _OPENS_WITH_STANCE = re.compile(
-    r"^(?:[\w\s,!:]{0,40}?[:,!.\u2013\u2014-]\s*)?(?:yes|yeah|yep|yup|no|nope|sure|of course|"
+    r"^(?:[\w\s,!:]{0,40}?[:,!.\u2013\u2014-]\s*)?(?:(?:and|but|so|oh|well)\s+)?"
+    r"(?:yes|yeah|yep|yup|no|nope|sure|of course|not necessarily|not really|nothing|none|never|"
+    r"no need|"
     r"certainly|"
     r"absolutely|definitely|unfortunately|sadly|i'm afraid|that's right|that is right|"
     r"correct|"
@@ -228,7 +238,8 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
         frozenset({"money", "percent"}),
         re.compile(
             r"\b(?:free|no charge|no cost|no fee|nothing to pay|pay nothing|included|depends|"
-            r"quote[sd]?|varies|euro|pounds?|dollars?|refund\w*|charged)\b",
+            r"quote[sd]?|varies|euro|pounds?|dollars?|refund\w*|charge[sd]?|fees?|costs?|"
+            r"payable)\b",
             re.I,
         ),
     ),
@@ -473,6 +484,14 @@ def _part(sentence: Sentence, start: int, end: int) -> Sentence:
     return Sentence(sentence.start + start + lead, sentence.start + start + lead + len(text), text)
 
 
+_CAN_DO = re.compile(
+    r"^\W*(?:(?:yeah|yes|yep|ok|okay|sure|great|perfect|fine)\W+)*(?:(?:i|we)\s+)?"
+    r"can\s+(?:do|make|manage)\b",
+    re.IGNORECASE,
+)
+_GOES_ON = re.compile(rf"^\W*(?:and|also|plus|oh and|and also)\s+{_AUX}\b", re.IGNORECASE)
+
+
 def questions(text: str) -> list[Question]:
     """The questions and implied requests in a customer turn, clause by clause."""
     found: list[Question] = []
@@ -484,9 +503,14 @@ def questions(text: str) -> list[Question]:
         # A message may hold several: "ok thanks. what about Sunday?", "X, and is there Y?"
         body = sentence.text
         inverted = bool(_INVERSION.search(body))
-        request = bool(_REQUEST.search(body))
+        # "yeah can do wed." offers a slot; it asks for nothing.
+        request = bool(_REQUEST.search(body)) and ("?" in body or not _CAN_DO.match(body))
         opens = bool(_INTERROGATIVE.match(body)) and (
-            "?" in body or inverted or not _AUX_OPENING.match(body)
+            "?" in body
+            or inverted
+            or not _AUX_OPENING.match(body)
+            # "... fri after 5? and is nail art extra": a second question goes on from a first.
+            or bool(found and "?" in found[-1].sentence.text and _GOES_ON.match(body))
         )
         if not ("?" in body or inverted or request or opens or _IMPLIED.search(body)):
             continue
@@ -619,6 +643,14 @@ def answers(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
     if question.request and proceeds(reply):
         return True
     asked = question.sentence.text
+    # "thurs after work poss?" is taken up by a reply that books a slot (which day it books
+    # is `partner_contradiction`'s business).
+    if (
+        question.yes_no
+        and any(_SLOT_WORD.fullmatch(w) for w in question.topic)
+        and proceeds(reply, strictly=True)
+    ):
+        return True
     if _ABOUT_BOT.search(asked) and _SELF_DESCRIBED.search(reply):
         return True
     said = statements(reply)
@@ -629,6 +661,15 @@ def answers(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
     # A figure the question names and the reply repeats ("before u said 28?" -> "the refund
     # window is 28 days").
     if set(_SHORT_NUMBER.findall(asked)) & set(_SHORT_NUMBER.findall(reply)):
+        return True
+    # "so I'd get the full 450?" is settled by the figure the reply gives instead ("the most
+    # you could claim is three hundred pounds").
+    if (
+        question.yes_no
+        and _AMOUNT.search(asked)
+        and all(f.kind == "money" for f in extract_facts(asked))
+        and any(f.kind == "money" for f in extract_facts(reply))
+    ):
         return True
     if question.yes_no and stances(reply) > stance_rank:
         return True
@@ -694,14 +735,48 @@ def answers(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
 
 def meet(topic: frozenset[str], other: frozenset[str]) -> set[str]:
     """The words of `topic` that `other` has, a word inside another counting ("fuel" is in
-    "refuel", "tyre" in "tyres", "shar" (sharing) in "share")."""
+    "refuel", "tyre" in "tyres", "shar" (sharing) in "share"), and a typo of five letters or
+    more too ("tutuor" meets "tutor", "recieve" "receive")."""
     return {
         t
         for t in topic
         if any(
-            t == w or (len(t) >= 4 and t in w) or (len(w) >= 4 and t.startswith(w)) for w in other
+            t == w or (len(t) >= 4 and t in w) or (len(w) >= 4 and t.startswith(w)) or typo_of(t, w)
+            for w in other
         )
     }
+
+
+_TYPO_LENGTH = 5
+
+
+def typo_of(a: str, b: str) -> bool:
+    """`a` and `b` (five letters or more) differ by one letter left out or added, or two
+    neighbouring letters swapped: the slips of typing, not another word ("prize" is no typo of
+    "price")."""
+    if min(len(a), len(b)) < _TYPO_LENGTH or a == b:
+        return False
+    if len(a) == len(b) == _STEM_CHARS:
+        # Stems are cut to six letters, so a letter left out shows as a shift: "sesion" and
+        # "sessio" (session).
+        cut = len(a) - 1
+        if any(a[:i] + a[i + 1 :] == b[:cut] or b[:i] + b[i + 1 :] == a[:cut] for i in range(cut)):
+            return True
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and (a[diff[1]] == b[diff[0]])
+        )
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    if len(long_) - len(short) != 1:
+        return False
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1 :]
 
 
 def takes_up(reply: str, question: Question, *, stance_rank: int = 0) -> bool:

@@ -22,7 +22,9 @@ _URL = re.compile(
 )
 # Dates are masked (never facts themselves) so "15.03.2026" is not read as a time or a phone.
 _DATE = re.compile(
-    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}/\d{1,2}\b"
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b"
+    # "14/3", "3/14": a day and a month either way round; "$60/60 min" is a rate, no date.
+    r"|(?<![$£€¥₹])\b(?:(?:[12]?\d|3[01])/(?:0?[1-9]|1[0-2])|(?:0?[1-9]|1[0-2])/(?:[12]?\d|3[01]))\b"
 )
 # "by 23.04.", "until 20.07." (day and month with a closing point, after a word that introduces
 # a date): a date, not the time 23:04.
@@ -56,7 +58,8 @@ _MONEY = re.compile(
 )
 # Amounts said aloud (voice transcripts): "twelve pounds ninety nine", "about four weeks".
 _SPOKEN_MONEY = re.compile(
-    rf"\b(?P<n>{SPOKEN_NUMBER})\s+(?P<unit>pounds?|euros?|dollars?|francs?|quid|bucks)"
+    rf"\b(?P<n>{SPOKEN_NUMBER})\s+(?P<unit>pounds?|euros?|dollars?|francs?|quid|bucks|pence|"
+    r"cents?)"
     rf"(?:\s+(?:and\s+)?(?P<cents>{SPOKEN_NUMBER})(?:\s+(?:pence|p|cents?))?)?\b",
     re.IGNORECASE,
 )
@@ -64,6 +67,8 @@ _SPOKEN_DURATION = re.compile(
     rf"\b(?P<n>{SPOKEN_NUMBER})\s+(?P<unit>minutes?|hours?|days?|weeks?)\b", re.IGNORECASE
 )
 _SPOKEN_CURRENCY = {"p": "GBP", "q": "GBP", "e": "EUR", "d": "USD", "b": "USD", "f": "CHF"}
+# "fifty-five pence", "ninety cents": minor units, as `_CURRENCY_WORDS` reads "55p".
+_SPOKEN_MINOR = {"pence": "GBX", "cent": "CENT", "cents": "CENT"}
 _PRICE_O = re.compile(rf"(?:{_CUR_SYMBOL})\d{{1,4}}O+(?![A-Za-z])")
 _BARE_DECIMAL = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d])")
 _PERCENT = re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:%|per ?cent\b)", re.IGNORECASE)
@@ -75,7 +80,9 @@ _COMPOUND_DURATION = re.compile(
 _DURATION = re.compile(
     r"(?<![\d.,])(\d+(?:[.,]\d+)?)(?:\+|\s?-?ish)?[\s-]?(?:(?:working|business|calendar|clear|full|"
     r"school|banking)[\s-])?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
-    r"wks?)\b",
+    r"wks?)\b"
+    # "60 day-passes", "10 hour-blocks" count things; "a 2-hour-long class" is still a span.
+    r"(?!-(?!long\b|old\b)[a-z])",
     re.IGNORECASE,
 )
 _TIME_12H = re.compile(r"(?<![\d.,:])(\d{1,2})(?:[:.](\d{2}))?\s?([ap])\.?m\b\.?", re.IGNORECASE)
@@ -246,7 +253,8 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
         cents = spoken_number(m.group("cents")) if m.group("cents") else 0
         if whole is not None and cents is not None and cents < 100:
             amount = Decimal(whole) + Decimal(cents) / 100
-            currency = _SPOKEN_CURRENCY[m.group("unit")[0].casefold()]
+            unit = m.group("unit").casefold()
+            currency = _SPOKEN_MINOR.get(unit) or _SPOKEN_CURRENCY[unit[0]]
             facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
     for m in scan(_SPOKEN_DURATION):
         number = spoken_number(m.group("n"))

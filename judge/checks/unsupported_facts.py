@@ -62,6 +62,9 @@ def support_index(case: CaseTranscript, manifest: Manifest) -> SupportIndex:
     return index
 
 
+_BARE_HOUR = re.compile(r"\W*(1[0-2]|0?[1-9])(?:\s*(?:please|pls|ish|o'?clock))?\W*", re.I)
+
+
 def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple[int, str, Fact]]:
     """(turn index, reply, fact) for every fact no source supports; one per fact per turn."""
     index = support_index(case, manifest)
@@ -74,6 +77,10 @@ def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple
     for turn in case.turns:
         # What the customer said so far (this turn's message included) is fair to repeat back.
         index.add_text(turn.customer)
+        # "11" as the whole answer to "what time?" names an hour, morning or afternoon.
+        if hour := _BARE_HOUR.fullmatch(turn.customer):
+            for clock in (int(hour.group(1)), int(hour.group(1)) + 12):
+                index.add_value("time", f"{clock % 24:02d}:00")
         said += "\n" + turn.customer
         counts = conversation_counts(f"{said}\n{turn.reply}")
         facts = extract_facts(turn.reply, default_currency=manifest.currency)

@@ -132,3 +132,32 @@ def test_unsupported_facts_reads_pence_lakhs_spoken_numbers_and_reference_codes(
     )
     # A phone the conversation never gave is still reported.
     assert _unsupported(kb, ("number?", "Call 07912 999999.")) == ["07912 999999"]
+
+
+def test_unsupported_facts_reads_compound_spoken_amounts_rates_and_counted_passes():
+    kb = (
+        "Home visits £95 within 5 miles, £110 up to 10 miles. Total baggage limit: £1,500. "
+        "IELTS preparation: $60/60 min. Visitor permits: books of 10 day-passes, £18 per book. "
+        "Travel is €1 per km beyond 20 km. Calls cost 55p a minute."
+    )
+    assert (
+        _unsupported(
+            kb,
+            ("price?", "It's ninety-five pounds, or a hundred and ten pounds up to ten miles."),
+            ("camera?", "The total limit is one thousand five hundred pounds."),
+            ("and ielts?", "IELTS preparation is $60 per session."),
+            ("6 books?", "6 books give you 60 day-passes for £108."),
+            ("it's 30 km", "It's €1 per km beyond 20 km, so for 30 km that would be €10."),
+            ("what time? reply 9-5", "Pick a time."),
+            ("11", "Booked for 11am."),
+            ("per minute?", "Fifty-five pence a minute."),
+        )
+        == []
+    )
+    # An invented spoken amount or a wrong threshold sum is still reported.
+    assert _unsupported(kb, ("price?", "That's one thousand two hundred pounds.")) == [
+        "one thousand two hundred pounds"
+    ]
+    assert _unsupported(
+        kb, ("it's 30 km", "It's €1 per km beyond 20 km, so for 30 km that would be €15.")
+    ) == ["€15"]

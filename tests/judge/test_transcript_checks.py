@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from judge.checks import load_check
+from judge.dialogue_acts import typo_of
 from judge.dialogues import Dialogue, empty_manifest, judge_dialogue, to_case
 from judge.engine import raw_findings
 from tests.judge.factories import demo_manifest, make_config
@@ -55,12 +56,24 @@ def _run(check_id: str, dialogue: Dialogue, *, org: bool = False) -> list:
         ),
         # Asking whether one must cancel is not asking the bot to get on with a cancellation.
         ("do i need to cancel my old contract", "Your number transfer has been requested."),
+        # A second question without its '?' after a first; "can do wed" offers, asks nothing.
+        ("can i book fri after 5? and is nail art extra", "Nail art is from €5 per nail."),
+        # A figure with a unit is no amount to settle: "20 minutes late, is that ok?".
+        ("we'll be about 20 minutes late, is that ok?", "Set menus from €45 per person!"),
     ],
 )
 def test_an_unanswered_question_is_flagged(customer, reply):
     [finding] = _run("ignored_question", _dialogue(customer, reply))
     assert finding.severity == "major" and finding.turn_index == 0
     assert finding.subject in customer
+
+
+def test_can_do_offers_a_slot_and_the_question_beside_it_is_the_one_ignored():
+    [finding] = _run(
+        "ignored_question",
+        _dialogue("yeah can do wed. how much was the lash lift?", "Great, see you!"),
+    )
+    assert finding.subject == "how much was the lash lift?"
 
 
 @pytest.mark.parametrize(
@@ -127,6 +140,20 @@ def test_an_unanswered_question_is_flagged(customer, reply):
         ("how many do people usually need", "How many you need depends on how confident you feel."),
         ("ok whats the other fees", "Monthly service fee: R69.00, initiation fee: R1 207.50."),
         ("Tuesday the 3rd around 11?", "Booked: Tuesday the 3rd at 11:00."),
+        # A position after an opening word or an acknowledgement; a stance without yes or no;
+        # "nothing" to "anything?"; "I can't ..." and "I'm not aware" as honest declines.
+        ("is it ok she's veggie?", "Perfect! And yes, every class has vegetarian dishes."),
+        ("will i get charged for leaving early?", "Great question, and nope! Moving is exempt."),
+        ("have I missed the boat?", "Not necessarily. It can be backdated."),
+        ("do they need to bring anything", "Nothing at all, just comfy shoes!"),
+        ("how's the weather by you?", "I'm a chatbot so I can't peek out of the window!"),
+        ("can I stop that happening?", "I'm not aware of a way to bar those numbers."),
+        # A slot question taken up by a booking; a figure settled by the figure given instead;
+        # a typo of the question's word; a charge for "pay anything?".
+        ("thurs after work poss?", "I can pencil you in for Thursday at 6pm."),
+        ("oh great, so I'd get the full 450?", "The most you could claim is three hundred pounds."),
+        ("Can you tell me about your tutors?", "Every tutuor is DBS checked and qualified."),
+        ("do I have to pay anything?", "An early termination charge applies in the first year."),
     ],
 )
 def test_an_answered_declined_or_clarified_question_is_not(customer, reply):
@@ -696,3 +723,18 @@ def test_a_zero_amount_after_a_free_piece_is_read_without_error():
         "Premium has an excess of €0 too.",
     )
     assert _run("self_contradiction", dialogue) == []
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ("tutuor", "tutor", True),  # a letter added
+        ("reciev", "receiv", True),  # two letters swapped
+        ("sesion", "sessio", True),  # a letter left out, seen through six-letter stems
+        ("price", "prize", False),  # another word, not a slip
+        ("hour", "hours", False),  # too short to call a typo
+        ("parking", "parking", False),  # the same word is no typo
+    ],
+)
+def test_typos_are_one_slip_of_five_letters_or_more(a, b, expected):
+    assert typo_of(a, b) is expected
