@@ -129,6 +129,26 @@ _REQUEST_STATE = re.compile(
     r"\bsee you (?:soon|then|on|at)\b",
     re.IGNORECASE,
 )
+# Feelings, wishes and rapport state nothing about the business: "Oh no, that's so
+# frustrating!", "I hope it arrives soon", "Congratulations on the move", "Let's have a look".
+_RAPPORT = re.compile(
+    r"^\W*(?:(?:oh|ah|aw+|hmm+|well|and|so|ok(?:ay)?|right)\W+)*(?:oh no|"
+    r"(?:i(?:'m| am) )?(?:so |very |really )?sorry (?:to hear|about|for|again)|"
+    r"i (?:do |sincerely )?apologi[sz]e|(?:i |we )?hope\b|fingers crossed|congratulations|"
+    r"congrats|how (?:exciting|lovely|nice|wonderful|frustrating|annoying)|good luck|best of luck|"
+    r"enjoy|take care|ride safe|safe travels|let'?s (?:have a look|take a look|see|try|figure|"
+    r"get (?:this|that|you))|got (?:it|them|that|those)\b|you(?:'re| are) (?:very |most |so )?"
+    r"welcome|i (?:totally |completely |really )?(?:get it|understand|hear you|know (?:how|what))|"
+    r"that(?:'s| is| sounds) (?:so |really |very )?(?:frustrating|annoying|stressful|"
+    r"exciting|lovely|great|awful|a pain))",
+    re.IGNORECASE,
+)
+# Longer than this, a sentence that opens with rapport may go on to state something ("Oh no,
+# we're closed on Sundays, but ...").
+RAPPORT_WORDS = 12
+# A heading or a label with a short value: "You have the following options:", "Drop-off:
+# Manchester, Sunday", "Tracking number: SW-88413-UK" (a readback, not a claim).
+_LABEL = re.compile(r"^\W*(?:[^:.!?]{1,60}:\s*$|[\w /'()-]{1,30}:\s+\S+(?:\s+\S+){0,5}$)")
 _VOICE_WORDS = frozenset(stem(w) for w in tokens(ASSISTANT_VOICE))
 # Figures whose subject can be checked: amounts (money, percentages, durations) and clock
 # times; not phone numbers, dates or counts.
@@ -159,6 +179,10 @@ def claim_of(sentence: str) -> str | None:
     request, or too few content words. Leading framing ("Sure,", "Here is what our
     information says:", "Unfortunately,") is cut off."""
     if "?" in sentence or _PLEASANTRY.match(sentence) or _REFUSAL.search(sentence):
+        return None
+    if (_RAPPORT.match(sentence) and len(tokens(sentence)) <= RAPPORT_WORDS) or _LABEL.match(
+        sentence.strip()
+    ):
         return None
     if _NOT_OFFERED.search(sentence):
         return None

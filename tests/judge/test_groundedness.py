@@ -374,3 +374,26 @@ def test_hedges_disclaimers_and_questions_back_are_not_evidence_of_invention():
     ]
     for response in invented:
         assert support_score(knowledge, response) < UNGROUNDED_THRESHOLD, response
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Oh no, that's so frustrating!",
+        "I hope it arrives soon, and sorry again for the wait.",
+        "Congratulations on the move, how exciting!",
+        "Got them, thanks.",
+        "You're very welcome!",
+        "You have the following options:",  # a heading
+        "Drop-off: Manchester, Sunday",  # a label read back
+    ],
+)
+def test_rapport_headings_and_readback_labels_state_no_claim(sentence):
+    assert claim_of(sentence) is None
+
+
+def test_a_claim_after_rapport_or_in_a_long_label_is_still_a_claim():
+    long = "Oh no, we are closed on Sundays but the Main Street branch opens at nine every morning."
+    assert claim_of(long) == long
+    label = "Parking: free underground parking right next to the practice for all patients."
+    assert claim_of(label) == label
