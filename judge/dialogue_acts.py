@@ -204,15 +204,17 @@ _SHORT_NUMBER = re.compile(r"(?<![\d.,])\d{2,4}(?![\d])")
 # A figure with no unit or with a currency ("the full 450?", "£1,200?"), not a date, a clock
 # time or a span ("12th", "6:30", "20 minutes").
 _AMOUNT = re.compile(r"(?<![\d.,:])\d{2,}(?:[.,]\d+)?(?![\d:]|st\b|nd\b|rd\b|th\b|am\b|pm\b)", re.I)
+# Words a position may follow: "And yes, ...", "Great question, and nope!".
+_LEAD = r"(?:and|but|so|oh|well|also|then)"
 # A sentence of the reply that opens with a plain yes or no.
 _STANCE_WORD = re.compile(
-    r"^\W*(?:(?:and|but|so|oh|well|also|then)\W+)?(?:yes|yeah|yep|yup|no|nope|not necessarily|"
+    rf"^\W*(?:{_LEAD}\W+)?(?:yes|yeah|yep|yup|no|nope|not necessarily|"
     r"not really)\b",
     re.IGNORECASE,
 )
 # A reply that opens by taking a position answers a yes/no question.
 _OPENS_WITH_STANCE = re.compile(
-    r"^(?:[\w\s,!:]{0,40}?[:,!.\u2013\u2014-]\s*)?(?:(?:and|but|so|oh|well)\s+)?"
+    rf"^(?:[\w\s,!:]{{0,40}}?[:,!.\u2013\u2014-]\s*)?(?:{_LEAD}\s+)?"
     r"(?:yes|yeah|yep|yup|no|nope|sure|of course|not necessarily|not really|nothing|none|never|"
     r"no need|"
     r"certainly|"
@@ -654,6 +656,7 @@ def answers(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
     if _ABOUT_BOT.search(asked) and _SELF_DESCRIBED.search(reply):
         return True
     said = statements(reply)
+    kinds = {f.kind for f in extract_facts(reply)}
     if _EXISTENTIAL.search(asked) and any(_THERE_IS.search(s.text) for s in said[:3]):
         return True
     if _WHERE_IS_MINE.search(asked) and _STATUS.search(reply):
@@ -668,7 +671,7 @@ def answers(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
         question.yes_no
         and _AMOUNT.search(asked)
         and all(f.kind == "money" for f in extract_facts(asked))
-        and any(f.kind == "money" for f in extract_facts(reply))
+        and "money" in kinds
     ):
         return True
     if question.yes_no and stances(reply) > stance_rank:
@@ -710,7 +713,6 @@ def answers(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
         rf"\byou(?:'ll| will| would|'d)? (?:\w+ )?{verb.group(1)}\b", reply, re.I
     ):
         return True
-    kinds = {f.kind for f in extract_facts(reply)}
     expects = [e for e in _EXPECTS if e[0].search(question.sentence.text)]
     if expects:
         return any(kinds & fact_kinds or words_.search(reply) for _, fact_kinds, words_ in expects)
