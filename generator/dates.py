@@ -404,6 +404,44 @@ def spoken_number(text: str) -> int | None:
     return thousands + total + (current or 0)
 
 
+# Days of the month said aloud: "first" .. "thirty first" ("the twenty-first", "fourteenth
+# of March"), as voice transcripts write them.
+_ORDINAL_UNITS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9,
+}  # fmt: skip
+_ORDINAL_TEENS = {
+    "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+    "twentieth": 20, "thirtieth": 30,
+}  # fmt: skip
+ORDINAL_WORDS: dict[str, int] = {
+    **_ORDINAL_UNITS,
+    **_ORDINAL_TEENS,
+    **{f"{tens} {w}": n + tens_n for tens, tens_n in (("twenty", 20), ("thirty", 30))
+       for w, n in _ORDINAL_UNITS.items() if n + tens_n <= 31},
+}  # fmt: skip
+
+
+def _ordinals(minimum: int) -> str:
+    words = sorted((w for w, n in ORDINAL_WORDS.items() if n >= minimum), key=len, reverse=True)
+    return "(?:" + "|".join(w.replace(" ", r"[\s-]") for w in words) + ")"
+
+
+SPOKEN_ORDINAL = _ordinals(1)
+# "first", "second" and "third" say other things too ("the first time"): alone, only from
+# the fourth on is an ordinal surely a day of the month.
+SPOKEN_DAY = _ordinals(4)
+
+
+def ordinal_number(text: str) -> int | None:
+    """The day number an ordinal says: "14th" -> 14, "twenty-first" -> 21; None otherwise."""
+    digits = re.match(r"\s*(\d{1,2})(?:st|nd|rd|th)?\s*$", text)
+    if digits:
+        return int(digits.group(1))
+    return ORDINAL_WORDS.get(re.sub(r"[\s-]+", " ", text.strip().casefold()))
+
+
 _H = r"(1[0-2]|0?[1-9]|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 _AMPM = r"(a\.?m\.?|p\.?m\.?)"
 _NOT_A_TIME_AFTER = (

@@ -9,6 +9,7 @@ declines honestly. Only a reply that does none of these is treated as not addres
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -100,7 +101,9 @@ _DECLINE = re.compile(
     r"\b(?:(?:i|we) (?:don't|do not|dont) (?:know|have (?:that|any|this|information|info|details))|"
     # "I don't have a detailed breakdown ... I'll ask our events team": a hand-over.
     r"(?:i|we) (?:don't|do not|dont) have (?:a |the |any )?(?:[\w-]+ ){0,2}(?:breakdown|"
-    r"information|info|details|data|figures|list|record|answer)|"
+    r"information|info|details|data|figures|list|record|answer|prices|price|costs?|times?|"
+    r"dates?)|(?:i|we) (?:don't|do not|dont) have (?:[\w-]+ ){1,3}(?:here|on file|to hand|"
+    r"in front of me)|"
     r"(?:i'll|i will|we'll|we will) (?:ask|check with|pass (?:this|that|it) on to|forward "
     r"(?:this|that|it) to|get) (?:our|the|a) (?:\w+ ){0,2}(?:team|colleague|staff|manager|office)|"
     r"(?:i'm|i am|im) (?:not sure|afraid|unable|not able|not aware)|\bi (?:can't|cannot)\b|"
@@ -121,7 +124,10 @@ _CLARIFY = re.compile(
     r"i didn't (?:catch|get|understand)|"
     # "To check arrival times, please enter your postcode": asks what it needs to answer.
     r"to (?:check|see|find out|confirm|look up|give you|work out|quote)\b[^.?!]{0,60}"
-    r"\b(?:please|could you|can you|what's|what is|may i|i'll need|i need))",
+    r"\b(?:please|could you|can you|what's|what is|may i|i'll need|i need)|"
+    # "Could you share your order number so I can check the delivery estimate?"
+    r"(?:share|give|send|tell)[^.?!]{0,40}\bso (?:that )?(?:i|we) can (?:check|look|find|see|"
+    r"confirm|tell|work out)[^.!]*\?)",
     re.IGNORECASE,
 )
 # "Does that also apply to X?" asks about the previous topic: sharing X's words is no answer.
@@ -230,6 +236,18 @@ _OPENS_WITH_STANCE = re.compile(
 # Questions that ask for one kind of fact ("how much", "how long", "what time") are answered by
 # that kind of fact (judge.facts kinds) or its words, not by sharing their topic words: "How
 # long do highlights take?" is not answered by "Highlights are £95".
+# A span that says when: "within 5 days", "in 2 weeks", "after 6 months" (a bare "(6-18
+# months)" is an age band, not an answer to "when does the next term start?").
+_WHEN_SPAN = "span"
+_SPAN_LEAD = re.compile(
+    r"\b(?:in|within|after|takes?|taking|up to|around|about|approx\w*|roughly|next|every|for|"
+    r"under|over|least)\s+(?:a |an |the |\w+ )?$",
+    re.IGNORECASE,
+)
+# "Final numbers are due 4 weeks before the event".
+_SPAN_TRAIL = re.compile(
+    r"\s*(?:before|after|ahead|prior|beforehand|in advance|later|earlier|from)\b", re.I
+)
 _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = (
     (
         re.compile(
@@ -264,7 +282,7 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
             r"\bopening (?:hours|times)\b",
             re.I,
         ),
-        frozenset({"time", "duration"}),
+        frozenset({"time", _WHEN_SPAN}),
         re.compile(
             _DAY + r"|\b(?:today|tomorrow|weekend|weekday|within|immediately|straight away|"
             r"as soon as|same day|next day|from day|once|"
@@ -394,11 +412,16 @@ _SLOT_WORD = re.compile(
 _ROUGHLY = frozenset({"around", "about", "ish", "approx", "roughly", "earliest", "latest"})
 
 
+_SIBILANT_ES = re.compile(r"(?:[sxz]|ch|sh)es$")
+
+
 def stem(word: str) -> str:
     """A light stem cut to six letters, so 'prices' meets 'price', 'booking' meets 'book' and
     'cancellation' meets 'cancelled'."""
     for suffix in ("ings", "ing", "ies", "es", "s", "ed"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
+            if suffix == "es" and not _SIBILANT_ES.search(word):
+                suffix = "s"  # "bikes" is "bike" + s, "boxes" and "watches" take "es"
             word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
             break
     return word[:_STEM_CHARS]
@@ -656,7 +679,16 @@ def answers(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
     if _ABOUT_BOT.search(asked) and _SELF_DESCRIBED.search(reply):
         return True
     said = statements(reply)
-    kinds = {f.kind for f in extract_facts(reply)}
+    facts = extract_facts(reply)
+    kinds = {f.kind for f in facts} | {
+        _WHEN_SPAN
+        for f in facts
+        if f.kind == "duration"
+        and (
+            _SPAN_LEAD.search(reply[max(0, f.start - 24) : f.start])
+            or _SPAN_TRAIL.match(reply[f.end : f.end + 24])
+        )
+    }
     if _EXISTENTIAL.search(asked) and any(_THERE_IS.search(s.text) for s in said[:3]):
         return True
     if _WHERE_IS_MINE.search(asked) and _STATUS.search(reply):
@@ -781,16 +813,56 @@ def typo_of(a: str, b: str) -> bool:
     return short[i:] == long_[i + 1 :]
 
 
-def takes_up(reply: str, question: Question, *, stance_rank: int = 0) -> bool:
-    """Answered, clarified, or honestly declined (`stance_rank`: see `answers`)."""
+KbLines = tuple[tuple[str, ...], ...]
+_KB_LINE = re.compile(r"\n+|(?<=[.!?])\s+|\s*(?:<br\s*/?>|\|)\s*", re.IGNORECASE)
+_BRIDGE_WORDS = 2
+_BRIDGE_REACH = 6  # content words either side of the topic word in the KB line
+
+
+@functools.lru_cache(maxsize=256)
+def kb_lines(kb: str) -> KbLines:
+    """The stemmed content words, in order, of each line (sentence, table cell) of a KB."""
+    found = (
+        tuple(stem(w) for w in words(line) if w not in STOP and not w.isdigit())
+        for line in _KB_LINE.split(kb)
+    )
+    return tuple(line for line in found if line)
+
+
+def bridged(reply: str, question: Question, kb: KbLines) -> bool:
+    """The reply says what the KB says about the question's topic: near a topic word of the
+    question in a KB line, at least two other words of that line are in the reply ("what are
+    the password rules?" -> "Min 12 characters, with 1 number", the KB's "Password rules: min
+    12 characters, 1 number, 1 symbol"). A retrieval bot answers in the KB's words, not the
+    customer's. Only what the reply states counts, and not for a question that asks for a kind
+    of fact (how much, how long, when ...): the fact itself answers those."""
+    if not kb or not question.topic or any(e[0].search(question.sentence.text) for e in _EXPECTS):
+        return False
+    said = frozenset().union(*(content_words(s.text) for s in statements(reply)))
+    if not said:
+        return False  # a reply that only asks the next question says nothing from the KB
+    for line in kb:
+        for at, word in enumerate(line):
+            if not meet(question.topic, frozenset({word})):
+                continue
+            near = frozenset(line[max(0, at - _BRIDGE_REACH) : at + _BRIDGE_REACH + 1])
+            if len(meet(near - question.topic, said)) >= _BRIDGE_WORDS:
+                return True
+    return False
+
+
+def takes_up(reply: str, question: Question, *, stance_rank: int = 0, kb: KbLines = ()) -> bool:
+    """Answered, clarified, or honestly declined (`stance_rank`: see `answers`), or answered in
+    the words of the KB line on its topic (`bridged`)."""
     return (
         answers(reply, question, stance_rank=stance_rank)
         or clarifies(reply, question)
         or declines(reply)
+        or bridged(reply, question, kb)
     )
 
 
-def left_open(reply: str, asked: list[Question]) -> list[Question]:
+def left_open(reply: str, asked: list[Question], kb: KbLines = ()) -> list[Question]:
     """The questions of one customer message that `reply` does not take up, each yes/no
     question needing a position of its own; alternatives ("A or B?") are one question, open
     when neither is taken up (reported by the first)."""
@@ -803,7 +875,7 @@ def left_open(reply: str, asked: list[Question]) -> list[Question]:
     found: list[Question] = []
     rank = 0
     for group in groups:
-        if not any(takes_up(reply, q, stance_rank=rank) for q in group):
+        if not any(takes_up(reply, q, stance_rank=rank, kb=kb) for q in group):
             found.append(group[0])
         rank += any(q.yes_no for q in group)
     return found

@@ -63,8 +63,12 @@ _SPOKEN_MONEY = re.compile(
     rf"(?:\s+(?:and\s+)?(?P<cents>{SPOKEN_NUMBER})(?:\s+(?:pence|p|cents?))?)?\b",
     re.IGNORECASE,
 )
+# "8 years old", "a 5-year-old", "over 2 years of age": an age, not a span.
+_NOT_AN_AGE = r"(?![\s-]+(?:old|of age)\b)"
 _SPOKEN_DURATION = re.compile(
-    rf"\b(?P<n>{SPOKEN_NUMBER})\s+(?P<unit>minutes?|hours?|days?|weeks?)\b", re.IGNORECASE
+    rf"\b(?P<n>{SPOKEN_NUMBER})\s+(?P<unit>minutes?|hours?|days?|weeks?|months?|years?)\b"
+    + _NOT_AN_AGE,
+    re.IGNORECASE,
 )
 _SPOKEN_CURRENCY = {"p": "GBP", "q": "GBP", "e": "EUR", "d": "USD", "b": "USD", "f": "CHF"}
 # "fifty-five pence", "ninety cents": minor units, as `_CURRENCY_WORDS` reads "55p".
@@ -80,9 +84,9 @@ _COMPOUND_DURATION = re.compile(
 _DURATION = re.compile(
     r"(?<![\d.,])(\d+(?:[.,]\d+)?)(?:\+|\s?-?ish)?[\s-]?(?:(?:working|business|calendar|clear|full|"
     r"school|banking)[\s-])?(minutes?|mins?|hours?|hrs?|h(?=\b)(?![.:]\d)|days?|weeks?|"
-    r"wks?)\b"
+    r"wks?|months?|years?|yrs?)\b"
     # "60 day-passes", "10 hour-blocks" count things; "a 2-hour-long class" is still a span.
-    r"(?!-(?!long\b|old\b)[a-z])",
+    r"(?!-(?!long\b)[a-z])" + _NOT_AN_AGE,
     re.IGNORECASE,
 )
 _TIME_12H = re.compile(r"(?<![\d.,:])(\d{1,2})(?:[:.](\d{2}))?\s?([ap])\.?m\b\.?", re.IGNORECASE)
@@ -198,6 +202,19 @@ def url_host(value: str) -> str:
 
 # Duration units by first letter, in minutes ("m" minutes is the default).
 _MINUTES_PER = {"h": 60, "d": 60 * 24, "w": 60 * 24 * 7}
+# A month is a twelfth of a year, so "12 months" and "1 year" are one span.
+_MONTH = 60 * 24 * 30
+_YEAR = 12 * _MONTH
+
+
+def unit_minutes(unit: str) -> int:
+    """Minutes in one `unit` ("min", "hrs", "day", "weeks", "month", "yr", ...)."""
+    unit = unit.casefold()
+    if unit.startswith("mo"):
+        return _MONTH
+    if unit.startswith("y"):
+        return _YEAR
+    return _MINUTES_PER.get(unit[0], 1)
 
 
 def _mask(chars: list[str], start: int, end: int) -> None:
@@ -259,7 +276,7 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
     for m in scan(_SPOKEN_DURATION):
         number = spoken_number(m.group("n"))
         if number is not None:
-            minutes = Decimal(number) * _MINUTES_PER.get(m.group("unit")[0].casefold(), 1)
+            minutes = Decimal(number) * unit_minutes(m.group("unit"))
             facts.append(Fact("duration", money_text(minutes), m.start(), m.end()))
     for m in scan(_PERCENT):
         amount = parse_amount(m.group(1))
@@ -271,8 +288,7 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
     for m in scan(_DURATION):
         amount = parse_amount(m.group(1))
         if amount is not None:
-            unit = m.group(2).casefold()
-            minutes = amount * _MINUTES_PER.get(unit[0], 1)
+            minutes = amount * unit_minutes(m.group(2))
             facts.append(Fact("duration", money_text(minutes), m.start(), m.end()))
     for m in scan(_TIME_12H):
         hour, minute = int(m.group(1)), int(m.group(2) or 0)
@@ -424,7 +440,7 @@ class SupportIndex:
         # "Mon-Fri 8-6" and "at 2" support the clock times they may mean.
         self.values.setdefault("time", set()).update(loose_hours(readable))
         for m in _SPREAD_DURATION.finditer(readable):
-            minutes = int(m.group(1)) * _MINUTES_PER.get(m.group(2)[0].casefold(), 1)
+            minutes = int(m.group(1)) * unit_minutes(m.group(2))
             self.values.setdefault("duration", set()).add(str(minutes))
         # "a week", "half an hour": a span said in words.
         for m in _SPAN_WORDS.finditer(readable):

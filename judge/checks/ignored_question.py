@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
-from judge.dialogue_acts import left_open, questions, statements
+from judge.dialogue_acts import kb_lines, left_open, questions, statements
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import split_sentences
 
@@ -24,11 +24,12 @@ class IgnoredQuestion(Check):
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []
+        kb = kb_lines("\n".join(d.text for d in case.fixture.documents))
         for turn in case.turns:
             reply = turn.reply.strip()
             if not reply:
                 continue
-            ignored = left_open(reply, [q for q in questions(turn.customer) if q.topic])
+            ignored = left_open(reply, [q for q in questions(turn.customer) if q.topic], kb)
             if not ignored:
                 continue
             asked = ignored[0].sentence.text

@@ -11,6 +11,7 @@ from judge.dialogue_acts import (
     ASKS_WITHIN,
     content_words,
     declines,
+    kb_lines,
     kindred,
     meet,
     proceeds,
@@ -36,6 +37,7 @@ class IrrelevantReply(Check):
         findings: list[Finding] = []
         previous = ""
         heard = ""  # everything the customer has said so far
+        kb = kb_lines("\n".join(d.text for d in case.fixture.documents))
         for turn in case.turns:
             heard += "\n" + turn.customer
             reply = turn.reply.strip()
@@ -57,7 +59,7 @@ class IrrelevantReply(Check):
                 if stated and _ignores_statement(turn.customer, heard, reply, said):
                     findings.append(self._finding(case, turn.index, turn.customer, stated[0].text))
                 continue
-            if any(takes_up(reply, q) for q in asked):
+            if any(takes_up(reply, q, kb=kb) for q in asked):
                 continue
             # Words of the questions' sentences, not of a remark beside them: "my daughter
             # failed in a manual" does not make "Sorry your payment failed" relevant.

@@ -7,7 +7,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from generator.dates import MONTH_NAMES, NUMBER_WORDS
+from generator.dates import MONTH_NAMES, NUMBER_WORDS, SPOKEN_DAY, SPOKEN_ORDINAL, ordinal_number
 from generator.schemas import Manifest
 from judge.arithmetic import RESULT
 from judge.checks.base import Check
@@ -20,17 +20,33 @@ _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "su
 # A weekday ("saturdays" too) that is not the far end of a range ("Monday to Friday" names
 # opening days, not the customer's day).
 _DAY = re.compile(
-    rf"(?<!\bto )(?<!\btill )(?<!\buntil )(?<![–—-])(?<![–—-] )(?<!\bthrough )(\b{ANY_WEEKDAY})"
-    rf"(?!\s?(?:[–—-]|to|till|until|through)\s?{ANY_WEEKDAY})",
+    rf"(?<![–—-])(?<![–—-] )(\b{ANY_WEEKDAY})(?!\s?(?:[–—-]|to|till|until|through)\s?{ANY_WEEKDAY})",
     re.IGNORECASE,
 )
+# "Monday to Friday", "mon till thurs": the day before a weekday that ends a range.
+_RANGE_START = re.compile(
+    rf"\b{ANY_WEEKDAY}\W{{0,2}}\s*(?:to|till|until|through|thru)\s+$", re.IGNORECASE
+)
+
+
+def _days(text: str) -> list[re.Match[str]]:
+    """The weekdays of `text` that are not the far end of a range ("moved to Friday" names a
+    day, "Monday to Friday" opening days)."""
+    return [m for m in _DAY.finditer(text) if not _RANGE_START.search(text[: m.start()])]
+
+
 _MONTHS = tuple(name[:3].casefold() for name in MONTH_NAMES)
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _ORDINAL = re.compile(
-    r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?" + _MONTH + ")", re.I
+    rf"\b(?:the\s+)?(\d{{1,2}}(?:st|nd|rd|th)|(?<=the ){SPOKEN_DAY})\b"
+    rf"(?!\s+(?:of\s+)?{_MONTH})",
+    re.I,
 )
+# "14th March", "March 14", "2026-03-14", and said aloud "fourteenth of march", "march the
+# fourteenth".
 _DATE = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}|\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"
+    rf"\b(\d{{1,2}}(?:st|nd|rd|th)?|{SPOKEN_ORDINAL}(?=\s+of\b))(?:\s+of)?\s+{_MONTH}"
+    rf"|\b{_MONTH}\s+(?:the\s+)?(\d{{1,2}}(?:st|nd|rd|th)?|{SPOKEN_ORDINAL})\b"
     r"|\b\d{4}-(\d{2})-(\d{2})\b",
     re.IGNORECASE,
 )
@@ -68,7 +84,10 @@ _RESTATES = re.compile(
     r"pencil|noted|(?:i'll|i will|i've|let me) note|put you down|passed on|request|for you on|"
     r"lined up|set for|all set|arriv|collecting|collection on\b|pick(?:ing)? (?:it )?up on|"
     r"so that's|that's a|to confirm|just to confirm|summary|submitted|logged|registered|"
-    r"updated|changed|moved)",
+    r"updated|changed|moved|for your (?:trip|stay|visit|day|journey|order)|"
+    # A read-back: "I have you down for ...", "thank you, I have the fourteenth of May".
+    r"(?:have|got) you down|\bi have (?:the|your)\b"
+    rf"|your {ANY_WEEKDAY})",
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(
@@ -291,7 +310,7 @@ def _dates(text: str) -> list[tuple[str, str]]:
         if m.group(5):
             month, day = int(m.group(5)), int(m.group(6))
         else:
-            day = int(m.group(1) or m.group(4))
+            day = ordinal_number(m.group(1) or m.group(4)) or 0
             month = _MONTHS.index((m.group(2) or m.group(3))[:3].casefold()) + 1
         if 1 <= day <= 31 and 1 <= month <= 12:
             found.append((f"{month:02d}-{day:02d}", m.group(0)))
@@ -300,7 +319,7 @@ def _dates(text: str) -> list[tuple[str, str]]:
 
 def _days_of_month(text: str) -> list[tuple[str, str]]:
     """(day number, verbatim) of "the 14th" written without a month."""
-    return [(str(int(m.group(1))), m.group(0)) for m in _ORDINAL.finditer(text)]
+    return [(str(ordinal_number(m.group(1))), m.group(0)) for m in _ORDINAL.finditer(text)]
 
 
 # "not the 17th, make it the 10th": the negated value is the one being withdrawn.
@@ -380,7 +399,7 @@ def customer_slots(text: str, turn: int, said: Said, items: dict[str, frozenset[
     # Several days ("Friday 14th and Saturday 15th", "Tuesday or Wednesday") are held as a set:
     # the bot may restate any of them, not another one.
     for slot, found in (
-        ("day", {_day(m.group(1)): m.group(0) for m in _DAY.finditer(text)}),
+        ("day", {_day(m.group(1)): m.group(0) for m in _days(text)}),
         ("date", dict(_dates(text))),
         ("day_of_month", dict(_days_of_month(text))),
     ):
@@ -410,7 +429,7 @@ _ROLES = {
 def _role_days(clause: str) -> list[tuple[str, str, str]]:
     """(role, weekday, verbatim) when a clause names exactly one role and one weekday."""
     roles = [r for r, pattern in _ROLES.items() if pattern.search(clause)]
-    days = {_day(m.group(1)): m.group(0) for m in _DAY.finditer(clause)}
+    days = {_day(m.group(1)): m.group(0) for m in _days(clause)}
     kept = _kept(days, clause)
     if len(roles) != 1 or len(kept) != 1:
         return []
@@ -569,7 +588,7 @@ def _conflicts(
             continue
         clauses = restating_clauses(sentence.text)
         for slot, found in (
-            ("day", {_day(m.group(1)): m.group(0) for c in clauses for m in _DAY.finditer(c)}),
+            ("day", {_day(m.group(1)): m.group(0) for c in clauses for m in _days(c)}),
             ("date", dict(d for c in clauses for d in _dates(c) if not _ends_range(c, d[1]))),
             ("day_of_month", dict(d for c in clauses for d in _days_of_month(c))),
         ):

@@ -144,7 +144,9 @@ _SERVICE_VERBS = frozenset(
 # ("only $99" stresses a price; it restricts nothing.)
 _CONDITIONAL = re.compile(
     r"\b(?:if|unless|whether|in case|once|when you|as long as|otherwise|"
-    r"only(?!\s+(?:[$€£¥₹]|\d|chf|eur|usd|gbp|sek|kr\b))|without|except"
+    # "only 2 left" or "£20 only" restricts a figure; "refunded as store credit only" another
+    # thing of the sentence, not a condition on it.
+    r"only(?!\s+(?:[$€£¥₹]|\d|chf|eur|usd|gbp|sek|kr\b)|\s*(?:[.,;!)]|$))|without|except"
     r"|apart from|other than)\b",
     re.IGNORECASE,
 )
@@ -570,7 +572,10 @@ class SelfContradiction(Check):
 _FREE = re.compile(
     r"\b(?:free|no (?:additional |extra )?(?:charge|cost|fee)|at no (?:additional |extra )?"
     r"(?:charge|cost)|complimentary|included in (?:the|your) (?:\w+ ){0,2}(?:price|membership|"
-    r"plan|fee|package|ticket|pass|subscription|rate))\b",
+    r"plan|fee|package|ticket|pass|subscription|rate|hire|booking|stay|cost)"
+    r"|nothing (?:extra |more |else |additional )?to pay|never (?:incurs?|costs?|charges?) (?:a|any)"
+    r" (?:fee|charge|cost)|(?:does|do|will)(?:n't| not) cost (?:you )?(?:anything|a (?:penny|thing)))"
+    r"\b",
     re.IGNORECASE,
 )
 _PIECE = re.compile(
@@ -635,7 +640,7 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
         if "?" in sentence.text or _CONDITIONAL.search(_OFFER.sub("", sentence.text)):
             continue
         everything = [f for f in extract_facts(sentence.text) if f.kind in _FIGURE_KINDS]
-        for piece in _PIECE.split(sentence.text):
+        for piece in _pieces(sentence.text):
             # "2 x box pack = £70" works a figure out; "reduces the excess to €0" states what a
             # change makes of it: neither restates the figure.
             if _WORKED.search(piece) or _CHANGED_TO.search(piece):
@@ -652,6 +657,9 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
             # "free collect & deliver": what is free follows the word ("Child seats are free if
             # you need one": it precedes it).
             after = piece[free.end() :].split() if free is not None else []
+            # "a 12-year warranty", "a 60-minute massage": the figure qualifies the noun after it.
+            if facts and _ADJECTIVAL.search(piece[facts[0].start : facts[0].end]):
+                after = piece[facts[0].end :].replace("*", " ").split()
             noun = _noun(after[0], last=False) if after and after[0].casefold() not in STOP else ""
             subject = _words_of(piece)
             mine = {value} | {f.value for f in facts}
@@ -674,12 +682,37 @@ def _figures_of(index: int, reply: str) -> tuple[_Figure, ...]:
     return tuple(found)
 
 
+# A voice transcript's sentence: many words, no punctuation.
+_RUN_ON = 15
+_PUNCTUATED = re.compile(r"[,;:.!?()\[\]|–—]|\s-\s")
+
+
+def _pieces(sentence: str) -> list[str]:
+    """`sentence` cut at commas, dashes and conjunctions, and, in a long unpunctuated sentence,
+    a piece with several figures cut after each of them: a voice transcript ("the nail clip will cost twenty five
+    pounds please arrive five minutes early") names each figure's subject before it."""
+    found: list[str] = []
+    run_on = len(sentence.split()) >= _RUN_ON and not _PUNCTUATED.search(sentence.rstrip(".!? "))
+    for piece in _PIECE.split(sentence):
+        facts = [f for f in extract_facts(piece) if f.kind in _FIGURE_KINDS] if run_on else []
+        if len(facts) < 2 or _WORKED.search(piece):
+            found.append(piece)
+            continue
+        start = 0
+        for fact in facts:
+            found.append(piece[start : fact.end])
+            start = fact.end
+        found[-1] += piece[start:]
+    return found
+
+
 # "Child seats are free if you need one": an offer, not a condition on the figure.
 _OFFER = re.compile(
     r"\bif (?:you|u) (?:need|want|would like|'d like|like|wish|prefer)(?: (?:one|it|them|any|to))?"
     r"\W*$",
     re.IGNORECASE,
 )
+_ADJECTIVAL = re.compile(r"\d-[a-z]", re.IGNORECASE)
 _WORKED = re.compile(r"\d\s?[×x]\s?\S|\d\s?\*\s?\d|(?<![A-Za-z*])[×x]\s?\d|=")
 _CHANGED_TO = re.compile(
     r"\b(?:reduc\w*|lower\w*|rais\w*|increas\w*|drops?|dropping|goes (?:up|down)|cuts?|"
@@ -717,7 +750,9 @@ def _related(a: _Figure, b: _Figure) -> bool:
     if a.kind != "money" and a.prices and b.prices and not a.prices & b.prices:
         return False
     # "Hearing aid consultation: free" and "Hearing aids from €1,200": another thing.
-    if a.noun and b.noun and a.noun != b.noun:
+    # (Unless each names the other's thing too: "nail clips ... in our nurse clinics which cost
+    # £18" and "a nurse clinic ... the nail clip will cost £25".)
+    if a.noun and b.noun and a.noun != b.noun and not (a.noun in b.subject and b.noun in a.subject):
         return False
     if a.subject <= b.subject or b.subject <= a.subject:
         return True

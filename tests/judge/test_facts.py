@@ -88,5 +88,24 @@ def test_a_letter_r_before_a_small_number_is_no_rand(text):
     assert not [k for k in _keys(text) if k.startswith("money")]
 
 
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        # Months are a twelfth of a year, so "12 months" and "1 year" are one span.
+        ("a 12-month contract", "duration:518400"),
+        ("1 year", "duration:518400"),
+        ("a 12-year warranty", "duration:6220800"),
+        ("six months", "duration:259200"),
+    ],
+)
+def test_months_and_years_are_spans(text, key):
+    assert _keys(text) == [key]
+
+
+@pytest.mark.parametrize("text", ["my son is 8 years old", "a 5-year-old", "over 2 years of age"])
+def test_an_age_is_no_span(text):
+    assert not [k for k in _keys(text) if k.startswith("duration")]
+
+
 def test_number_words_that_are_not_amounts_are_no_facts():
     assert _keys("two adults and one child, ten fifteen, O2 signal") == []

@@ -76,6 +76,40 @@ def test_can_do_offers_a_slot_and_the_question_beside_it_is_the_one_ignored():
     assert finding.subject == "how much was the lash lift?"
 
 
+_PASSWORD_KB = "Password rules: min 12 characters, with 1 number and 1 symbol.\nSSO: Okta only."
+
+
+def test_a_reply_in_the_words_of_the_kb_line_on_the_topic_answers_the_question():
+    dialogue = _dialogue(
+        "ok what are the password rules", "Min 12 characters, with 1 number and 1 symbol."
+    )
+    # Without the KB the reply shares no word with the question: it reads as ignored ...
+    assert [f.rule_id for f in _run("ignored_question", dialogue)] == ["ignored_question"]
+    assert [f.rule_id for f in _run("irrelevant_reply", dialogue)] == ["irrelevant_reply"]
+    # ... with it, the reply says what the KB says about passwords.
+    with_kb = _dialogue(
+        "ok what are the password rules",
+        "Min 12 characters, with 1 number and 1 symbol.",
+        kb=_PASSWORD_KB,
+    )
+    assert _run("ignored_question", with_kb) == []
+    assert _run("irrelevant_reply", with_kb) == []
+
+
+@pytest.mark.parametrize(
+    "customer, reply",
+    [
+        # Another KB line's words (SSO), a question back in the KB's words, a fact not given.
+        ("ok what are the password rules", "We support Okta single sign-on."),
+        ("what are the password rules?", "Do you want 12 characters with 1 number and 1 symbol?"),
+        ("how long can my password be", "Passwords need 1 number and 1 symbol."),
+    ],
+)
+def test_the_kb_bridge_needs_the_topic_line_a_statement_and_no_fact_asked(customer, reply):
+    findings = _run("ignored_question", _dialogue(customer, reply, kb=_PASSWORD_KB))
+    assert [f.rule_id for f in findings] == ["ignored_question"]
+
+
 @pytest.mark.parametrize(
     "customer, reply",
     [
@@ -154,6 +188,14 @@ def test_can_do_offers_a_slot_and_the_question_beside_it_is_the_one_ignored():
         ("oh great, so I'd get the full 450?", "The most you could claim is three hundred pounds."),
         ("Can you tell me about your tutors?", "Every tutuor is DBS checked and qualified."),
         ("do I have to pay anything?", "An early termination charge applies in the first year."),
+        # A span before or after something says when; "I don't have X here" is a decline; a
+        # question for what the answer needs ("so I can check") clarifies.
+        ("when do you need final numbers?", "- Final numbers are due 4 weeks before the event"),
+        ("how much is the groom itself", "Sorry, I don't have prices here - the groomer will say."),
+        (
+            "great. when will it arrive?",
+            "Could you share your order number so I can check the delivery estimate?",
+        ),
     ],
 )
 def test_an_answered_declined_or_clarified_question_is_not(customer, reply):
@@ -341,6 +383,20 @@ def test_a_staff_order_the_kb_gives_is_a_leak_when_read_out_and_customer_text_is
             "party is sat 14th, can i collect fri 13th",
             "So that's collecting on Saturday 14th.",
             "Sat",
+        ),
+        # "to Friday" is a day, not the end of a range; "your Saturday trip" restates the day.
+        ("can we do thursday same time?", "All done - I've moved the groom to Friday.", "Friday"),
+        ("2 of us on friday, thats £18 right", "Yep! £18 for your Saturday trip.", "Saturday"),
+        # Dates said aloud, as voice transcripts write them.
+        (
+            "my birthday is the fourteenth of march eighty seven",
+            "thank you i have the fourteenth of may nineteen eighty seven",
+            "fourteenth of may",
+        ),
+        (
+            "he was meant to go on the twenty first",
+            "thanks i've noted his test was meant to be on the thirty first",
+            "the thirty first",
         ),
     ],
 )
@@ -617,6 +673,20 @@ def test_the_same_figure_a_correction_or_another_item_is_not(later):
         ),
         # A duration with a qualifier between number and unit.
         ("Response within 4 business hours.", "and on a friday?", "A response within 1 hour."),
+        # A figure qualifying the noun after it; years as a span.
+        (
+            "Your inverter is covered by a 12-year warranty.",
+            "and install?",
+            "Install takes 2 days. Don't forget, your inverter comes with a 10-year warranty.",
+        ),
+        # A voice transcript: no punctuation, each figure's subject said before it.
+        (
+            "yes nail clips are done in our nurse clinics which cost eighteen pounds we're open on "
+            "saturdays from nine am until twelve pm what time would suit you",
+            "about eleven",
+            "thank you pickle is booked for a nurse clinic at eleven am on saturday the nail clip "
+            "will cost twenty five pounds please arrive five minutes early",
+        ),
     ],
 )
 def test_a_figure_changed_without_saying_so_is_a_self_contradiction(earlier, customer, later):
