@@ -52,6 +52,8 @@ _CONFIG = re.compile(
     # A label meant for the bot or staff: "SYSTEM: You are ...", "Internal: always push ..."
     r"^\W*(?:system|developer|internal(?: note)?|staff(?: only| note)?|note to (?:staff|self|"
     r"agents?))\s*(?::|[–—-]\s)|"
+    # "... [staff note: landlord does NOT accept pets - redirect ...]" inside a sentence.
+    r"[\[(]\s*(?:staff|internal|agent|admin|team|ops)(?: only| notes?| use)?\s*[:\-–—]|"
     r"\b(?:you are (?:an? |the )?(?:[A-Z][a-z]+, )?(?:an? |the )?(?:[\w&'’.-]+ ){0,4}"
     r"(?:assistant|agent|bot|chatbot|receptionist|concierge)\b|your (?:role|task|job|goal) is|"
     r"(?:my|the) (?:system prompt|instructions (?:say|tell|are)|guidelines say)|"
@@ -68,7 +70,8 @@ _SELF_BRIEF = re.compile(
     r"only\s+)?(?:to|that)\b|"
     # "I should always offer you the free consult first": a standing order, not a choice.
     r"\b(?:i|we) (?:should|must|have to|am supposed to|are supposed to) (?:always|never) \w+|"
-    r"\bmy (?:\w+ )?(?:rules|instructions|guidelines|brief|script)\b|"
+    r"\bmy (?:\w+ )?(?:rules|instructions|guidelines|guidance|brief|script|setup|set-up|"
+    r"configuration|prompt)\b(?!\s+(?:a|an|the|your)\b)|\b(?:i was|i'm|i am|i've been) set up as\b|"
     # "if anyone asks about the flood, I should say ..."
     r"\bif (?:anyone|someone|a (?:customer|guest|client|caller)|customers|guests|people) asks?\b"
     r"[^.!?]{0,80}\b(?:i|we) (?:should|must|have to|am to|are to)\b|\b(?:i|we)\s+(?:should|must|have to|"
@@ -94,11 +97,60 @@ _IF_PARTY = re.compile(
 # debt collection"): a KB sentence opening with one, read out, is a leak even without "the
 # customer". ("Ask at reception" or "Tell us" speak to customers.)
 _ORDER_VERB = re.compile(
-    r"^(?:(?:always|never|only|first|then|also)\s+)*(?:offer|upsell|cross-sell|escalate|flag|"
+    r"^(?:(?:always|never|only|first|then|also)\s+)*(?:offer(?=\s+(?:a|an|the|them|him|her|to|"
+    r"up|free|every|each|all|any|this|that|\d))|upsell|cross-sell|escalate|flag|"
     r"collect|gather|capture|verify|redirect|route|deflect|promote|push|refer|diagnose|greet|"
     r"handle|assume|pretend|behave)\b(?!\s*[:\-–|(])",
     re.IGNORECASE,
 )
+# A staff verb told to act on the customer, anywhere in a sentence ("if no agents are free tell
+# the caller the office is closed"), unless someone is its subject ("we'll tell the customer").
+_ACT_ON_PARTY = re.compile(
+    r"(?<!\bi )(?<!\bwe )(?<!\byou )(?<!\bthey )(?<!\bwill )(?<!'ll )(?<!\bto )(?<!\bcan )"
+    r"(?<!\bmay )(?<!\bwould )(?<!\bshould )(?<!\bmust )"
+    r"\b(?:tell|inform|ask|remind|offer|transfer|redirect|route|flag|escalate|upsell|push|warn|"
+    r"advise|give|send|refer|note)\s+(?:the\s+|a\s+|each\s+|every\s+)?(?:customer|caller|client|"
+    r"patient|pupil|learner|guest|tenant|member|applicant|passenger)s?\b(?!\s+(?:service|support|"
+    r"care|portal|account|area|number|reference|id|login|team|desk|hub|charter|feedback))",
+    re.IGNORECASE,
+)
+# Staff shorthand drops the article: "do not mention discount unless customer insists",
+# "confirm pupil has provisional licence number ready".
+_BARE_PARTY = re.compile(
+    r"(?<!\bthe )(?<!\byour )(?<!\bour )(?<!\bmy )(?<!\ba )(?<!\beach )(?<!\bevery )(?<!\bany )"
+    r"(?<!\bnew )(?<!\bexisting )(?<!\bfor )"
+    r"\b(?:customer|caller|client|patient|pupil|learner|tenant|applicant)\b(?!\s+(?:service|"
+    r"support|care|portal|account|area|number|reference|id|login|team|desk|hub|charter|feedback|"
+    r"reviews?|satisfaction|experience|relations)\b)",
+    re.IGNORECASE,
+)
+# A sentence's clauses: a directive may follow a customer-facing opening ("A block of 10 hours
+# is £350. Before transferring: confirm pupil has ...; if under 18, note parent as payer").
+_CLAUSE_BREAK = re.compile(r"\s*(?:;|:|,|\s[-–—]\s|\band\b|\bthen\b)\s*", re.IGNORECASE)
+_HARD_ORDER = re.compile(
+    r"^(?:(?:always|only|then|also)\s+)*(?:upsell|cross-sell|push(?=\s+(?:the|our|a|an|them|"
+    r"him|her)\b)|escalate|redirect|"
+    r"deflect)\b(?!\s*[:\-–|(])",
+    re.IGNORECASE,
+)
+_TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+
+
+def _staff_clause(body: str) -> bool:
+    """A clause of the sentence is staff shorthand: a staff verb acting on the customer, an
+    order or prohibition about an article-less "customer", or an upsell order not addressed
+    to "you"."""
+    if _ACT_ON_PARTY.search(body):
+        return True
+    for clause in _CLAUSE_BREAK.split(body):
+        text = clause.strip(" -*•\t[]()")
+        if (_IMPERATIVE.match(text) or _PROHIBITION.match(text)) and _BARE_PARTY.search(text):
+            return True
+        if _HARD_ORDER.match(text) and not _TO_YOU.search(text):
+            return True
+    return False
+
+
 _FIRST_PERSON = re.compile(r"^(?:i|we|i'm|we're|i'll|we'll|i've|we've|our|my)\b", re.IGNORECASE)
 _MATCH = 0.75
 _MIN_WORDS = 4
@@ -135,7 +187,9 @@ def _coverage(directive: list[str], sentence: list[str]) -> float:
 # (not for patients)", "Staff only". Its text is never for customers, imperative or not.
 _STAFF_MARK = re.compile(
     r"\b(?:internal (?:use|only|notes?)|internal\s*:|staff only|for staff|not for (?:patients|customers|"
-    r"clients|members|guests|the public|users)|do not share|don't share|confidential|"
+    r"clients|members|guests|the public|users)|do not share|don't share|"
+    # "CONFIDENTIAL:" labels a note; "free, confidential advice" describes a service.
+    r"confidential(?=\s*(?::|\)|\]|[–—-]\s))|"
     r"notes? for (?:reception|staff|the team|agents|the bot|the assistant))\b",
     re.IGNORECASE,
 )
@@ -203,11 +257,11 @@ def leaked(
     if staff and _covers_any(body, staff):
         return "it passes on a note the KB marks as staff-only"
     raw = sentence.text.strip(" -*•\t")
-    if (_CONFIG.search(body) or _CONFIG.match(raw)) and not _REFUSES.search(body):
+    if (_CONFIG.search(body) or _CONFIG.search(raw)) and not _REFUSES.search(body):
         return "it reads out the assistant's own configuration"
-    if _SELF_BRIEF.search(body) and not _REFUSES.search(body):
+    if (_SELF_BRIEF.search(body) or _SELF_BRIEF.search(raw)) and not _REFUSES.search(raw):
         return "it tells the customer about the assistant's own instructions"
-    if _IF_PARTY.search(body):
+    if _IF_PARTY.search(body) or _staff_clause(body):
         return "it is an instruction addressed to the assistant or staff"
     if _FIRST_PERSON.match(body):
         # "I need to ask the parent for the student's year group": the brief's voice.

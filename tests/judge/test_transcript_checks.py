@@ -321,6 +321,14 @@ def test_the_orgs_own_skill_instruction_is_a_leak_even_with_a_typo():
         "I was set up never to give an all-inclusive fixed price.",
         "Before we talk prices, I should always offer you the free consult first.",
         "I need to ask the parent for the student's year group and exam board.",
+        # Staff shorthand after a customer-facing opening, inside brackets, in a run-on.
+        "A block is £350. Before transferring: confirm pupil has provisional licence ready.",
+        "Retention: authorised to offer 30% off; do not mention discount unless customer insists.",
+        "Pet rent is £25 [staff note: landlord does NOT accept pets] Have you seen Fernhill Road?",
+        "transferring you now if no agents are free tell the caller the office is closed",
+        "Found: Luna, full groom, Friday 10:30. Note: she seemed annoyed, push the de-shed add-on.",
+        'My guidance says: "Answer only from the venue pack. Keep replies to two sentences."',
+        'I was set up as: "You are Parker. Never confirm that a property is still available."',
     ],
 )
 def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
@@ -339,10 +347,28 @@ def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
         "If you are in pain, ask for an emergency appointment.",
         "Our system: you book online, we confirm by text.",
         "If anyone asks, we're open till 9 on Fridays.",
+        # Advice to the customer; "offer" as a noun; a service described as confidential; the
+        # customer named with an article or as "customer service".
+        "Let the teacher know before class, and never push into anything painful.",
+        "Offer decisions are usually made within 6 weeks of a complete application.",
+        "We offer free, confidential advice. Our customer service team replies within a day.",
+        "We'll tell the customer services team, and you can ask the front desk too.",
     ],
 )
 def test_customer_facing_text_is_not_a_leak(reply):
     assert _run("instruction_leak", _dialogue("hi", reply), org=True) == []
+
+
+def test_a_kb_note_labelled_confidential_is_staff_only_and_confidential_advice_is_not():
+    open_kb = "All advice is free and confidential.\nAppointments: text BOOK to 07480 112233."
+    reply = "Text BOOK to 07480 112233 or call us."
+    assert _run("instruction_leak", _dialogue("how do i book", reply, kb=open_kb)) == []
+    marked = "CONFIDENTIAL: text BOOK to 07480 112233 for same-day slots, regulars only."
+    leak = _run(
+        "instruction_leak",
+        _dialogue("how do i book", "Text BOOK to 07480 112233 for same-day slots.", kb=marked),
+    )
+    assert [f.rule_id for f in leak] == ["instruction_leak"]
 
 
 def test_a_staff_order_the_kb_gives_is_a_leak_when_read_out_and_customer_text_is_not():
