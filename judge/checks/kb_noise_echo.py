@@ -127,6 +127,7 @@ _COMMON_TEXT = """
     warranty guarantee estimate estimated additional excluding approximately roughly typically
     january february march april june july august september october november december
     united untied sacred scared silver sliver salt marital martial
+    doesn isn wasn aren weren hasn haven hadn didn couldn wouldn shouldn won don can
 """
 COMMON_WORDS = frozenset(_COMMON_TEXT.split())
 
@@ -193,10 +194,15 @@ def _edits(word: str) -> Iterator[tuple[str, int, str]]:
 _SAME_SOUND = ({"s", "z"}, {"c", "s"}, {"c", "k"}, {"y", "i"})
 
 
+# travelling/traveling, cancelled, fulfill, skillful, installment: a doubled l before a suffix
+# (or at the end) may be spelled single; "usualy" is no spelling of "usually".
+_DOUBLED_L = re.compile(r"(?<!l)ll(?:ing|ed|er|ment|ful|ation|$)")
+
+
 def _spelling_variant(word: str, other: str, position: int, operation: str) -> bool:
     """True when `word` and `other` (one edit apart) are two accepted spellings or forms:
     colour/color, centre/center, organise/organize, licence/license, tyre/tire,
-    cancelled/canceled, ageing/aging, anaesthetic/anesthetic; or differ in the first or
+    cancelled/canceled, fulfil/fulfill, ageing/aging, anaesthetic/anesthetic; or differ in the first or
     last letter only (plurals, -ed/-er, a different word altogether)."""
     if position == 0:
         return True
@@ -206,7 +212,8 @@ def _spelling_variant(word: str, other: str, position: int, operation: str) -> b
     if operation == "substitute" and position == last:
         return True
     if operation == "transpose":
-        return position + 1 >= last and {word[-2:], other[-2:]} == {"re", "er"}  # centre/center
+        # centre/center; prioritise is no slip of priorities.
+        return position + 1 >= last and {word[-2:], other[-2:]} in ({"re", "er"}, {"se", "es"})
     longer = word if len(word) > len(other) else other
     if operation in ("delete", "insert"):
         extra = longer[position]
@@ -214,7 +221,7 @@ def _spelling_variant(word: str, other: str, position: int, operation: str) -> b
         after = longer[position + 1] if position + 1 < len(longer) else ""
         return (
             (extra == "u" and before == "o" and after == "r")
-            or (extra == "l" and "ll" in longer and "lll" not in longer)
+            or (extra == "l" and _DOUBLED_L.search(longer) is not None)
             or (extra in "ao" and after == "e")
             or (extra == "e" and after in "imy")
             or (extra == "i" and after == "u")

@@ -350,6 +350,8 @@ def test_it_finds_a_generated_fixtures_planted_typo_echoed_and_not_its_correctio
         ("Day pass £4O", "A day pass is £4O.", "4O", "40"),
         ("Valid for l2 months.", "It is valid for l2 months.", "l2", "12"),
         ("Doors 7arn-9prn", "Doors open 7arn.", "7arn", "7am"),
+        # A doubled l dropped where no suffix follows it is a slip.
+        ("Installation usualy takes one day.", "It usualy takes one day.", "usualy", "usually"),
     ],
 )
 def test_a_kb_misspelling_of_an_everyday_word_is_an_echo(kb_line, reply, subject, clean) -> None:
@@ -370,6 +372,9 @@ def test_a_kb_misspelling_of_an_everyday_word_is_an_echo(kb_line, reply, subject
             "Bring CV2 and an A4 copy, 10am, 1st floor.",
         ),
         ("Network: O2 and 3 supported.", "O2 is supported."),
+        # British -ise and single-l spellings before a suffix.
+        ("Tell us when you call so we can prioritise you.", "They'll prioritise you."),
+        ("Travelling? We can fulfil orders and enrol you.", "We can fulfil it while travelling."),
     ],
 )
 def test_words_names_and_codes_of_the_kb_are_not_echoes(kb_line, reply) -> None:
