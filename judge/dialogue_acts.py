@@ -59,7 +59,17 @@ _AUX = r"(?:is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may
 _INVERSION = re.compile(
     rf"(?:^|[,;:.!]\s*|\b(?:and|but|also|so|oh|ok|okay|well|wait|sorry|then|hey|hi|plus|or|um|"
     rf"uh|er|erm|yeah|like)\s+"
-    rf"|\bif(?:\s+[\w']+){{1,4}}\s+){_AUX}\s+(?:i|we|you|u|ya|it|that|this|there|they|he|she)\b",
+    rf"|\bif(?:\s+[\w']+){{1,4}}\s+){_AUX}\s+(?:i|we|you|u|ya|it|that|this|there|they|he|she)\b"
+    # "does the top up work abroad", "is the shop open sunday": a question about a thing.
+    r"|^\W*(?:(?:and|but|so|also|ok|okay|um|oh|well|then|plus)\W+)*(?:do|does|did|is|are|can|"
+    r"could|will|would|should)\s+(?:the|my|your|our|his|her|this|that|these|those)\s+\w+",
+    re.IGNORECASE,
+)
+# A wh-question run into a statement: "the vet bill was 2400 so what do i get back roughly",
+# "i haven't heard anything when will it be paid", "... how much notice do i need to give".
+_EMBEDDED_WH = re.compile(
+    r"\b(?:what|when|where|which|why|how(?: much| many| long| soon| often)?)(?:\s+[a-z]+)?\s+"
+    r"(?:do|does|did|can|could|will|would|should|is|are|am)\s+(?:i|we|you|u|it|they|he|she|my|our)\b",
     re.IGNORECASE,
 )
 # A statement that opens with an auxiliary ("has lenovo laptop in it") is no question without
@@ -111,9 +121,14 @@ _DECLINE = re.compile(
     r"tell|answer|help with|give|advise|share|check|see|quote|diagnose|assess|comment|guarantee|"
     r"promise|recommend|predict)|no (?:information|info|details|"
     r"record)|not (?:in|part of) (?:my|our) (?:information|knowledge|records|info)|"
-    r"(?:isn't|is not|aren't|are not) (?:something|covered|listed)|(?:please|best to|you can|"
-    r"you could|feel free to) (?:call|contact|ring|email|phone|ask|check with)|"
-    r"(?:reception|the team|our team|a colleague|staff|the front desk) (?:can|will|would)|"
+    # Not in what the bot knows ("that isn't covered in my information"); "illness is not
+    # covered" states a rule, "staff can help with ramps" a service.
+    r"(?:isn't|is not|aren't|are not) (?:something (?:i|we)|covered (?:in|by) (?:my|our|the) "
+    r"(?:info|information|notes|knowledge|details|documents?)|listed (?:in|on) (?:my|our|the))|"
+    r"(?:please|best to|you can|you could|feel free to) (?:call|contact|ring|email|phone|ask|"
+    r"check with)|(?:reception|the team|our team|a colleague|staff|the front desk|the office) "
+    r"(?:can|will|would|should) (?:be able to )?(?:tell|confirm|advise|answer|let you know|check|"
+    r"help (?:you )?with (?:that|this|your question)|give you|say|explain|look into)|"
     r"unfortunately|outside (?:of )?(?:what|my)|beyond (?:what|my))",
     re.IGNORECASE,
 )
@@ -220,7 +235,9 @@ _STANCE_WORD = re.compile(
 )
 # A reply that opens by taking a position answers a yes/no question.
 _OPENS_WITH_STANCE = re.compile(
-    rf"^(?:[\w\s,!:]{{0,40}}?[:,!.\u2013\u2014-]\s*)?(?:{_LEAD}\s+)?"
+    # ("If your SIM is locked, you can ..." opens with a condition, not a position.)
+    r"^(?!\W*(?:if|when|once|unless|because|before|after|as long as|while|although)\b)"
+    rf"(?:[\w\s,!:]{{0,40}}?[:,!.\u2013\u2014-]\s*)?(?:{_LEAD}\s+)?"
     r"(?:yes|yeah|yep|yup|no|nope|sure|of course|not necessarily|not really|nothing|none|never|"
     r"no need|"
     r"certainly|"
@@ -251,7 +268,9 @@ _SPAN_TRAIL = re.compile(
 _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = (
     (
         re.compile(
-            r"\bhow much\b|\b(?:price|prices|cost|costs|fee|fees|charge|charges|charged|paying|"
+            # ("how much notice" asks for a span.)
+            r"\bhow much\b(?!\s+(?:notice|time|longer|warning|data|space|room|luggage|weight))|"
+            r"\b(?:price|prices|cost|costs|fee|fees|charge|charges|charged|paying|"
             r"pay|free|owe|refund|money back|compensation|total)\b|\bhow (?:expensive|cheap)\b",
             re.I,
         ),
@@ -266,6 +285,7 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
     (
         re.compile(
             r"\bhow (?:long|quickly|fast|soon)\b|\bhow many (?:minutes|hours|days|weeks)\b|"
+            r"\bhow much (?:notice|time|longer|warning)\b|"
             r"\bduration\b",
             re.I,
         ),
@@ -537,14 +557,19 @@ def questions(text: str) -> list[Question]:
             # "... fri after 5? and is nail art extra": a second question goes on from a first.
             or bool(found and "?" in found[-1].sentence.text and _GOES_ON.match(body))
         )
-        if not ("?" in body or inverted or request or opens or _IMPLIED.search(body)):
+        embedded = bool(_EMBEDDED_WH.search(body))
+        if not ("?" in body or inverted or request or opens or embedded or _IMPLIED.search(body)):
             continue
         # "what a gorgeous town!", "i gave it already??", "that's not what i asked?": no
         # request for information (the complaint is about the last reply, which the other
         # checks judge).
         if _EXCLAIMS.match(body) or _ABOUT_THE_CHAT.search(body) or _BARE.match(body):
             continue
-        if "?" not in body and not (inverted or _IMPLIED.search(body)) and len(words(body)) < 3:
+        if (
+            "?" not in body
+            and not (inverted or embedded or _IMPLIED.search(body))
+            and len(words(body)) < 3
+        ):
             continue
         own = topic_words(body)
         yes_no = inverted or ("?" in body and not _WH.search(body))

@@ -60,6 +60,20 @@ def _run(check_id: str, dialogue: Dialogue, *, org: bool = False) -> list:
         ("can i book fri after 5? and is nail art extra", "Nail art is from €5 per nail."),
         # A figure with a unit is no amount to settle: "20 minutes late, is that ok?".
         ("we'll be about 20 minutes late, is that ok?", "Set menus from €45 per person!"),
+        # Questions without a '?': run into a statement, or about a thing ("does the top up").
+        ("the vet bill was 2400 so what do i get back roughly", "Premiums are taken monthly."),
+        ("does the top up work abroad or just in the uk", "Your PUK code is in the app."),
+        # "If ..., you can" opens with a condition, not a yes; a rule stated is no decline;
+        # "how much notice" asks for a span, not an amount.
+        (
+            "is the top up valid abroad?",
+            "If your SIM is locked, you can find your PUK code in the app.",
+        ),
+        (
+            "i haven't heard anything. when will my claim be paid?",
+            "Illness in the first 14 days is not covered. Staff can help with claim forms.",
+        ),
+        ("how much notice do i need to give to cancel", "Hot desks cost €25."),
     ],
 )
 def test_an_unanswered_question_is_flagged(customer, reply):
