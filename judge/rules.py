@@ -52,11 +52,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "ungrounded_sentence",
-        "major",
+        "minor",
         "deterministic",
         "prompt",
-        "A substantive reply sentence that the best-matching passages of the fixture do not "
-        "support (groundedness score under the calibrated threshold).",
+        "A reply whose least supported substantive sentence the best-matching passages of the "
+        "fixture barely touch (groundedness score under 0.1), or that binds a KB figure to "
+        "something else; one per reply, a weak lexical signal.",
         action="Answer only with what the KB supports",
     ),
     Rule(

@@ -7,10 +7,11 @@ retrieves the TOP_PASSAGES best BM25 passages of the fixture (overlapping 4-line
 index cached per fixture text) and scores each ";"-clause with
 `judge.groundedness.support_score` against them, with the customer's messages as history and
 the assistant's own voice ("we", "our", "you", "costs", "takes" ...) ignored. A sentence is
-ungrounded when its weakest clause scores below UNGROUNDED_THRESHOLD, or when it attaches a
-price, duration, percentage or clock time that the fixture gives only for something else
-(`misbound_numbers`: an entity swap that word overlap cannot see). One major finding per such
-sentence, quoting it verbatim.
+ungrounded when its weakest clause scores below UNGROUNDED_THRESHOLD (the calibrated threshold,
+used by the groundedness score), or when it attaches a price, duration, percentage or clock time
+that the fixture gives only for something else (`misbound_numbers`: an entity swap that word
+overlap cannot see). A finding needs more: see FINDING_THRESHOLD; one minor finding per reply,
+quoting its least supported such sentence verbatim.
 """
 
 from __future__ import annotations
@@ -365,25 +366,42 @@ def _confidence(support: float) -> float:
     return round(min(1.0, 0.5 + 0.5 * (UNGROUNDED_THRESHOLD - support) / UNGROUNDED_THRESHOLD), 2)
 
 
+# A finding needs clearer evidence than the calibrated threshold: read against human labels on
+# natural bot transcripts, sentences scoring 0.1-0.3 were no likelier to be unsupported than
+# any other reply sentence (chatty bots paraphrase their KB), so only a sentence the KB
+# barely touches, or a figure bound to the wrong thing, is reported.
+FINDING_THRESHOLD = 0.2
+
+
+def _reportable(item: Scored) -> bool:
+    return item.support < FINDING_THRESHOLD or bool(item.misbound)
+
+
 class Groundedness(Check):
-    """Guarantees: every substantive reply sentence (not a question, greeting, refusal, intake
-    request, "not offered" answer, the assistant narrating its own action or the state of the
-    customer's request) yields one major finding quoting that sentence verbatim when a clause
-    of it scores below UNGROUNDED_THRESHOLD against the fixture's best-matching passages, or
-    when it attaches a price, duration, percentage or clock time the fixture gives only for
-    something else. Confidence: 0.5 at the threshold rising to 1.0 at zero support; 0.7 for a
-    misbound figure alone."""
+    """Guarantees: of the substantive reply sentences (not a question, greeting, refusal,
+    intake request, "not offered" answer, the assistant narrating its own action or the state
+    of the customer's request) of one reply, the least supported that either scores below
+    FINDING_THRESHOLD against the fixture's best-matching passages (a clause of it) or attaches
+    a price, duration, percentage or clock time the fixture gives only for something else
+    yields one minor finding quoting it verbatim: at most one per reply, a weak lexical signal
+    (the LLM judge, with the openai engine, judges meaning). Confidence: 0.5 at the
+    calibrated UNGROUNDED_THRESHOLD rising to 1.0 at zero support; 0.7 for a misbound figure
+    alone."""
 
     check_id = "ungrounded_sentence"
     needs = frozenset({"kb"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []
+        weakest: dict[int, Scored] = {}
         for item in score_replies(case):
-            if not item.ungrounded:
-                continue
+            if _reportable(item) and (
+                item.turn not in weakest or item.support < weakest[item.turn].support
+            ):
+                weakest[item.turn] = item
+        for item in weakest.values():
             closest = f" The closest KB line is '{item.closest[:160]}'." if item.closest else ""
-            if item.support < UNGROUNDED_THRESHOLD:
+            if item.support < FINDING_THRESHOLD:
                 rationale = (
                     f"The KB fixture barely supports this sentence (support {item.support:.2f} "
                     f"< {UNGROUNDED_THRESHOLD}): most of what it states appears nowhere in the "
@@ -400,7 +418,7 @@ class Groundedness(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="major",
+                    severity="minor",
                     turn_index=item.turn,
                     subject=item.quote[:200],
                     key=spaced(item.quote)[:120],

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge.checks.groundedness import (
+    FINDING_THRESHOLD,
     Groundedness,
     claim_of,
     passage_index,
@@ -210,12 +211,32 @@ def test_it_flags_an_invented_sentence_and_not_a_grounded_one():
     assert len(findings) == 1
     finding = findings[0]
     assert finding.rule_id == "ungrounded_sentence"
-    assert finding.severity == "major"
+    assert finding.severity == "minor"
     assert finding.effort == "M"
     assert finding.turn_index == 0
     assert finding.evidence[0].quote == "We also have free underground parking for all patients."
     assert all(quote_is_in_source(case, e) for e in finding.evidence)
     assert 0.5 <= finding.confidence <= 1.0
+
+
+def test_one_finding_per_reply_quotes_its_least_supported_sentence():
+    reply = (
+        "We also have free underground parking for all patients. "
+        "Our dentists studied in Vienna and speak seven languages fluently."
+    )
+    _, findings = _check([("can I park? who are the dentists?", reply)])
+    assert len(findings) == 1
+    assert findings[0].evidence[0].quote in reply
+
+
+def test_a_sentence_the_kb_partly_supports_counts_as_ungrounded_but_is_not_reported():
+    # Chatty bots paraphrase: below the calibrated threshold (the groundedness score counts
+    # it), above the one a finding needs.
+    reply = "Hygiene cleans are 80 EUR and take 45 minutes, and many patients book two a year."
+    case, findings = _check([("How much is a clean?", reply)])
+    [scored] = score_replies(case)
+    assert FINDING_THRESHOLD <= scored.support < UNGROUNDED_THRESHOLD and not scored.misbound
+    assert findings == []
 
 
 def test_it_flags_a_price_taken_from_another_service():
