@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from generator.dates import NUMBER_WORDS, SPOKEN_NUMBER, spoken_number
+from generator.dates import NUMBER_WORDS, SPOKEN_NUMBER, find_dates, spoken_number
 from judge.arithmetic import follows
 
 FACT_KINDS = ("money", "time", "duration", "percent", "phone", "email", "url")
@@ -205,6 +205,36 @@ _MINUTES_PER = {"h": 60, "d": 60 * 24, "w": 60 * 24 * 7}
 # A month is a twelfth of a year, so "12 months" and "1 year" are one span.
 _MONTH = 60 * 24 * 30
 _YEAR = 12 * _MONTH
+
+
+_DAY_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
+
+
+def days_of_month(text: str) -> set[tuple[int, int | None]]:
+    """The days of the month a text names, with their month when it says one: "the 3rd" (3,
+    None), "10 December" (10, 12), "December 10"."""
+    dated = {(p.day, p.month) for p in find_dates(text) if p.day}
+    named = {d for d, _ in dated}
+    found = dated | {
+        (int(m.group(1)), None)
+        for m in _DAY_OF_MONTH.finditer(text)
+        if int(m.group(1)) not in named
+    }
+    return {(d, m) for d, m in found if 1 <= d <= 31}
+
+
+def day_spans(days: Iterable[tuple[int, int | None]]) -> set[int]:
+    """Numbers of days (or nights) between two days of one month (a day without a month may be
+    in any), counted with or without the last: the 3rd to the 10th is 7 days (or 8 counting
+    both); 15 October and 29 January are no 14 days apart."""
+    ordered = sorted(set(days), key=lambda d: d[0])
+    return {
+        b - a + extra
+        for a, ma in ordered
+        for b, mb in ordered
+        if b > a and (ma is None or mb is None or ma == mb)
+        for extra in (0, 1)
+    }
 
 
 def unit_minutes(unit: str) -> int:
@@ -480,6 +510,7 @@ class SupportIndex:
         listed: Iterable[str] = (),
         rates: Iterable[Decimal] = (),
         spans: Iterable[int] = (),
+        day_spans: Iterable[int] = (),
     ) -> bool:
         """Whether `fact` is arithmetic on supported values, as a careful reader accepts
         (`judge.arithmetic.follows`): amounts from the supported ones the conversation states
@@ -488,7 +519,9 @@ class SupportIndex:
         reply lists before it. A time may be a supported time moved by a supported duration the
         conversation states (`shifts`: "check-in closes 45 min before" the 22:45 sailing ->
         "be there by 22:00"); a duration may be the span between two times the reply states
-        (`spans`, minutes: "2pm-5pm (3 hours)")."""
+        (`spans`, minutes: "2pm-5pm (3 hours)"), for a result the sum or difference of two
+        supported durations the conversation states or one of them times a count, or a number
+        of days between two days of the month one message names (`day_spans`)."""
         if fact.kind == "money":
             amount, _, currency = fact.value.rpartition(" ")
             support = self.values.get("money", set())
@@ -529,7 +562,20 @@ class SupportIndex:
                         if _time_value(moved // 60 % 24, moved % 60) in time_variants(fact):
                             return True
         if fact.kind == "duration":
-            return _decimal(fact.value) in {Decimal(span) for span in spans}
+            value = _decimal(fact.value)
+            if value in {Decimal(span) for span in spans}:
+                return True
+            # "1-2 working days to ship and 3-5 to deliver, so within 7", "a full hour: the
+            # last 15 minutes" (60 - 45), "4 weeks of 2 classes": stated spans combined.
+            supported = self.values.get("duration", set())
+            known = sorted({_decimal(v) for v in shifts if v in supported})
+            if result and any(value in (a + b, abs(a - b)) for a in known for b in known):
+                return True
+            if result and any(value == a * n for a in known for n in counts):
+                return True
+            # "from the 3rd to the 10th: 7 days", "thurs 10th to sunday 13th, all four days".
+            day = Decimal(_MINUTES_PER["d"])
+            return value % day == 0 and int(value / day) in set(day_spans)
         return False
 
     def copy(self) -> SupportIndex:

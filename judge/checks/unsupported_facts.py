@@ -12,6 +12,8 @@ from judge.facts import (
     Fact,
     SupportIndex,
     conversation_counts,
+    day_spans,
+    days_of_month,
     extract_facts,
     money_text,
     readable_text,
@@ -89,6 +91,11 @@ def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple
             shifts += [f.value for f in read if f.kind == "duration"]
             stated += [f.value for f in read if f.kind == "money"]
             all_rates |= rates_in(message)
+        # "from the 3rd to the 10th" ... "7 days": days counted between two days one message
+        # names (the customer's or the reply's).
+        spans_of_days = day_spans(days_of_month(turn.customer)) | day_spans(
+            days_of_month(turn.reply)
+        )
         # Besides the supported percentages: rates in words the reply itself applies ("half
         # price", "a third off"), and for a figure presented as a result those of the whole
         # conversation. An invented "20% off" is no operand.
@@ -116,6 +123,7 @@ def unsupported_in_turns(case: CaseTranscript, manifest: Manifest) -> list[tuple
                 listed=listed,
                 rates=all_rates if result else own_rates,
                 spans=spans,
+                day_spans=spans_of_days,
             ):
                 index.add(fact)  # a total worked out once may be repeated
                 continue

@@ -187,3 +187,34 @@ def test_the_customers_email_read_back_with_a_dot_added_is_left_to_partner_contr
     assert findings == []
     _, findings = _run(("email tom@outlook.com", "Confirmation will go to info@clinic-mail.com."))
     assert [f.subject for f in findings] == ["info@clinic-mail.com"]
+
+
+def test_days_counted_between_two_days_one_message_names_are_supported():
+    _, findings = _run(
+        ("parking from the 3rd to the 10th of december?", "That is 7 days, or 8 counting both."),
+        ("renewed on the 3rd, today is the 10th", "The renewal was 7 days ago."),
+    )
+    assert findings == []
+    # Days in two months, or in no message together, count nothing.
+    _, invented = _run(
+        ("main deadline 29 January, early one 15 October?", "Uploads close 14 days later.")
+    )
+    assert [f.subject for f in invented] == ["14 days"]
+
+
+def test_a_result_may_add_or_subtract_stated_durations_and_a_bare_span_may_not():
+    kb = "Overstay fee after 45 minutes.\nShipping: 2 working days. Delivery: 5 working days."
+    _, worked = _run(
+        ("if I stay 60 minutes?", "The fee starts after 45 minutes, so 15 minutes are charged."),
+        (
+            "when will it arrive?",
+            "Shipping takes 2 working days and delivery 5 working days, so within 7 working days.",
+        ),
+        fixture_text=kb,
+    )
+    assert worked == []
+    _, bare = _run(
+        ("if I stay 60 minutes?", "The fee starts after 45 minutes. You get 15 minutes free."),
+        fixture_text=kb,
+    )
+    assert [f.subject for f in bare] == ["15 minutes"]
