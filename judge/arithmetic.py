@@ -33,6 +33,7 @@ RESULT = re.compile(
     r"that's|thats|that is|that'd be|that would be|would be|works out|saves?|saving|"
     r"altogether|in all|becomes|instead of|reduced to|down to|up to|from .{1,30} to|"
     r"for (?:both|all|the (?:two|three|four|five|six|group|lot))|together|difference|"
+    r"split|divided|shared|each way|"
     r"per (?:day|night|person|head|month|week|lesson|session|visit))\b",
     re.IGNORECASE,
 )
@@ -53,8 +54,10 @@ _FRACTION = re.compile(
     r"\b(" + "|".join(re.escape(k) for k in _FRACTIONS) + r")(?=\s*(?:price|off|of|the|discount))",
     re.IGNORECASE,
 )
-# A multiplier written as one: "(£85 x 1.2)", "x1.5".
-_FACTOR = re.compile(r"[×x*]\s?(\d(?:[.,]\d{1,3}))\b")
+# A multiplier written as one: "(£85 x 1.2)", "x1.5", "1.5x the price".
+_FACTOR = re.compile(
+    r"[×x*]\s?(\d(?:[.,]\d{1,3}))\b|(?<![\d.,])(\d(?:[.,]\d{1,3}))\s?[×x](?![a-z])", re.IGNORECASE
+)
 
 
 def rates_in(text: str) -> set[Decimal]:
@@ -62,7 +65,7 @@ def rates_in(text: str) -> set[Decimal]:
     "x 1.2" -> 20 (a surcharge)."""
     found = {_FRACTIONS[m.group(1).casefold()] for m in _FRACTION.finditer(text)}
     for m in _FACTOR.finditer(text):
-        factor = Decimal(m.group(1).replace(",", "."))
+        factor = Decimal((m.group(1) or m.group(2)).replace(",", "."))
         if 0 < factor < 3 and factor != 1:
             found.add(abs(factor - 1) * 100)
     return found

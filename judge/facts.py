@@ -63,8 +63,9 @@ _SPOKEN_MONEY = re.compile(
     rf"(?:\s+(?:and\s+)?(?P<cents>{SPOKEN_NUMBER})(?:\s+(?:pence|p|cents?))?)?\b",
     re.IGNORECASE,
 )
-# "8 years old", "a 5-year-old", "over 2 years of age": an age, not a span.
-_NOT_AN_AGE = r"(?![\s-]+(?:old|of age)\b)"
+# "8 years old", "a 5-year-old", "6 and 11 year olds", "over 2 years of age": an age, not a
+# span.
+_NOT_AN_AGE = r"(?![\s-]+(?:olds?|of age)\b)"
 _SPOKEN_DURATION = re.compile(
     rf"\b(?P<n>{SPOKEN_NUMBER})\s+(?P<unit>minutes?|hours?|days?|weeks?|months?|years?)\b"
     + _NOT_AN_AGE,

@@ -218,3 +218,19 @@ def test_a_result_may_add_or_subtract_stated_durations_and_a_bare_span_may_not()
         fixture_text=kb,
     )
     assert [f.subject for f in bare] == ["15 minutes"]
+
+
+def test_a_share_split_and_a_factor_before_its_x_are_worked_figures():
+    # NOISY_KB: clean 80€, whitening 350.
+    _, findings = _run(
+        ("whitening for 5 of us?", "350 EUR split 5 ways is 70 EUR each."),
+        ("and every 8 weeks?", "8-weekly cleans are 1.5x the price, so 120 EUR per clean."),
+    )
+    assert findings == []
+    _, invented = _run(("whitening for 5 of us?", "It is 75 EUR each."))
+    assert [f.subject for f in invented] == ["75 EUR"]
+
+
+def test_ages_in_year_olds_are_no_spans():
+    _, findings = _run(("two kids", "Shall I book your 6 and 11 year olds in for a trial?"))
+    assert findings == []
