@@ -7,11 +7,19 @@ import functools
 import re
 from dataclasses import dataclass
 
-from generator.dates import MONTH_NAMES, NUMBER_WORDS, SPOKEN_DAY, SPOKEN_ORDINAL, ordinal_number
+from generator.dates import (
+    MONTH_NAMES,
+    NUMBER_WORDS,
+    SPOKEN_DAY,
+    SPOKEN_NUMBER,
+    SPOKEN_ORDINAL,
+    ordinal_number,
+    spoken_number,
+)
 from generator.schemas import Manifest
 from judge.arithmetic import RESULT
 from judge.checks.base import Check
-from judge.dialogue_acts import questions
+from judge.dialogue_acts import questions, stem
 from judge.facts import extract_facts, loose_hours, phone_digits, time_variants
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import ANY_WEEKDAY, Sentence, sentence_at, split_sentences, words
@@ -284,6 +292,68 @@ def _party_conflict(held: str, stated: dict[str, str]) -> str | None:
     return None
 
 
+# Quantities the customer gives with their noun ("40 pallets", "fourteen boxes") and numbered
+# places ("flat fourteen", "unit 7"): read back with another number, they are contradicted.
+_QUANTITY = re.compile(
+    # ("the first three items", "over 80 guests": a part or a threshold, not their count.)
+    r"(?<!first )(?<!next )(?<!last )(?<!over )(?<!under )(?<!than )(?<!least )(?<!extra )"
+    rf"(?<![\d.,])\b(\d{{1,4}}|{SPOKEN_NUMBER})\s+([a-z]{{4,}})\b",
+    re.IGNORECASE,
+)
+_PLACE = re.compile(
+    rf"\b(flat|unit|room|apartment|apt|gate|platform|seat|pitch|plot|locker|bay|pallet)\s+"
+    rf"(?:no\.?\s*|number\s+)?(\d{{1,4}}|{SPOKEN_NUMBER})\b",
+    re.IGNORECASE,
+)
+# Spans and prices are the business's to state; people are the party slot's.
+_NOT_QUANTITIES = frozenset(
+    stem(w)
+    for w in words(
+        "minutes hours days weeks months years working business seconds pounds euros dollars "
+        "pence cents percent times people persons players guests adults children kids riders "
+        "diners participants attendees more less extra each other left only about"
+    )
+) | frozenset(stem(name.casefold()) for name in (*MONTH_NAMES, *_DAYS))
+
+
+_WORKED_OUT = re.compile(
+    r"\b(?:brings? (?:it|that|the total) to|makes? (?:it|that)|comes? to|in total|total of|"
+    r"altogether|adds? up to)\b",
+    re.IGNORECASE,
+)
+
+
+def _amount(raw: str) -> int | None:
+    return int(raw) if raw.isdigit() else spoken_number(raw)
+
+
+def quantities(text: str) -> dict[str, tuple[frozenset[int], str]]:
+    """Slot ("count:<noun>" or "place:<kind>") -> (the numbers, the first verbatim) of the
+    quantities and numbered places `text` states ("from 2 twins to 1 triple + 1 twin": twins
+    1 or 2)."""
+    found: dict[str, tuple[frozenset[int], str]] = {}
+
+    def add(slot: str, number: int | None, quote: str) -> None:
+        if number is not None:
+            numbers, first = found.get(slot, (frozenset(), quote))
+            found[slot] = (numbers | {number}, first)
+
+    for m in _QUANTITY.finditer(text):
+        noun = stem(m.group(2).casefold())
+        if noun not in _NOT_QUANTITIES and noun not in _NOT_NAMES:
+            add(f"count:{noun}", _amount(m.group(1)), m.group(0))
+    for m in _PLACE.finditer(text):
+        add(f"place:{m.group(1).casefold()}", _amount(m.group(2)), m.group(0))
+    return found
+
+
+def _numbers_said(text: str) -> set[int]:
+    """Every whole number `text` says, in digits or words ("actually make it 4")."""
+    found = {int(n) for n in re.findall(r"(?<![\d.,])\d{1,4}(?![\d])", text)}
+    found |= {n for m in re.finditer(SPOKEN_NUMBER, text, re.I) if (n := spoken_number(m.group(0)))}
+    return found
+
+
 # Reference codes the customer gives: "VM-20931", "BE-7720145", "MM-55120-K".
 _CODE = re.compile(r"\b[A-Z]{1,4}[-/]?\d{3,}(?:[-/][A-Z0-9]+)?\b")
 
@@ -371,6 +441,8 @@ def customer_slots(text: str, turn: int, said: Said, items: dict[str, frozenset[
             said.put(f"amount:{fact.value}", fact.value, text[fact.start : fact.end], turn)
     for m in _CODE.finditer(text):
         said.put(f"code:{_code_shape(m.group(0))}", m.group(0), m.group(0), turn)
+    for slot, (numbers, quote) in quantities(text).items():
+        said.put(slot, "|".join(str(n) for n in sorted(numbers)), quote, turn)
     party = _counts(text)
     if party:
         [(size, quote)] = list(party.items())[:1]
@@ -583,6 +655,29 @@ def _conflicts(
                 )
                 break
     out += _transposed(reply, sentences, kb, customer)
+    # A quantity read back with a number the customer never said ("40 pallets" -> "14
+    # pallets", "flat fourteen" -> "flat 40"); one the KB states is the business's own.
+    given = _numbers_said(customer)
+    kb_quantities = quantities(kb)
+    for slot, (numbers, quote) in quantities(reply).items():
+        held = said.values.get(slot)
+        if not held:
+            continue
+        business = kb_quantities.get(slot, (frozenset(), ""))[0]
+        wrong = {
+            n
+            for n in numbers
+            if str(n) not in held[0].split("|") and n not in given and n not in business
+        }
+        sentence = sentence_at(sentences, reply.find(quote))
+        text = sentence.text if sentence else reply
+        # "that brings it to 9 visits": a count worked out, not the customer's read back.
+        if (
+            wrong
+            and quote.casefold() not in f"{kb}\n{customer}".casefold()
+            and not _WORKED_OUT.search(text[: max(0, text.find(quote))])
+        ):
+            out.append((slot, quote, text))
     for sentence in sentences:
         if not _RESTATES.search(sentence.text):
             continue

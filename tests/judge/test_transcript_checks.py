@@ -438,6 +438,13 @@ def test_a_staff_order_the_kb_gives_is_a_leak_when_read_out_and_customer_text_is
             "thanks i've noted his test was meant to be on the thirty first",
             "the thirty first",
         ),
+        # A quantity or numbered place read back with a number the customer never said.
+        ("around 40 pallets coming saturday", "Storage is £6 a week, so for 14 pallets £84.", "14"),
+        (
+            "no hot water, its flat fourteen harcourt house",
+            "I've noted flat 40, Harcourt House.",
+            "40",
+        ),
     ],
 )
 def test_restating_the_customer_differently_is_flagged(customer, reply, stated):
@@ -521,6 +528,14 @@ def test_a_number_read_back_as_given_or_a_kb_number_is_not_transposed():
         # A word after "Lovely!" is no name; a worked-out arrival is no restatement.
         ("her name is Maisie Collins", "Lovely! Since Maisie is under 12, she sees Dr Okafor."),
         ("the 5 pm train please", "Booked. Journey time is 1h 50m, so arrival is around 19:20."),
+        # Quantities: one of several the customer named, a correction without its noun, a
+        # count worked out, a part or a threshold, the same number in words.
+        ("from 2 twins to 1 triple + 1 twin", "So you'd have one triple and one twin room."),
+        ("price for 2 tyres", "2 tyres = £186.", "actually make it 4", "4 tyres = £372."),
+        ("just one visit that day", "That brings it to 9 visits."),
+        ("that's 4 items plus the fridge", "The first three items are £28.50; four items £34.50."),
+        ("around 45 people, 9 guests vegan", "Tastings are for over 80 guests, sorry."),
+        ("we need 3 boxes", "Three boxes it is."),
     ],
 )
 def test_corrections_other_formats_and_kb_values_are_not_flagged(messages):
