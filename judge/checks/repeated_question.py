@@ -89,7 +89,25 @@ _DETAIL_ASKED = {
     ),
     "postcode": re.compile(r"\b(?:post ?code|zip(?: code)?|postal code)\b", re.I),
     "birth": re.compile(r"\b(?:date of birth|d\.?o\.?b\b\.?|birth ?date)", re.I),
+    "reference": re.compile(
+        r"\b(?:order|booking|reference|ref|ticket|case|claim|policy)\s*(?:number|no\.?|#|id|"
+        r"code|reference)\b|\benter (?:your |the )?order\b",
+        re.I,
+    ),
+    "age": re.compile(
+        r"\bhow old\b|\b(?:state |give |the |your )?age of (?:the |your )?(?:child|son|daughter|"
+        r"kid|children)\b|\bstate (?:the |their |his |her )?age\b|\b(?:child|son|daughter)'s age\b",
+        re.I,
+    ),
+    "address": re.compile(
+        r"(?<!email )(?<!e-mail )(?<!web )\b(?:full |home |street )?address\b", re.I
+    ),
 }
+# "Waverley Road", "7 Linden Close": a street address the customer gives.
+_STREET = (
+    r"\b\d{1,4}[a-z]?,? [A-Z][a-z]+(?: [A-Z][a-z]+)? (?:Road|Rd|Street|St|Close|Lane|Ln|Avenue|Ave|"
+    r"Drive|Dr|Way|Court|Ct|Crescent|Place|Terrace|Gardens|Grove|Park|Square|Row|Hill|Walk)\b"
+)
 _GIVEN = {
     "postcode": re.compile(
         r"\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b|\b(?i:post ?code|zip(?: code)?|postal code)\b"
@@ -98,6 +116,16 @@ _GIVEN = {
     "birth": re.compile(
         r"\b(?:date of birth|d\.?o\.?b\b\.?|born(?: on)?)\W{0,3}(?:is\W{1,2})?\d{1,2}\W?\w+", re.I
     ),
+    # "status of order QP-20931", "booking ref CLF88213".
+    "reference": re.compile(r"\b[A-Z]{1,4}[-/]?\d{3,}(?:[-/][A-Z0-9]+)?\b"),
+    # "my son is 10", "she's 7", "a 6 year old".
+    "age": re.compile(
+        r"\b(?:(?:son|daughter|child|kid|boy|girl)(?: is)?|he's|she's|he is|she is)\s+(?:aged?\s+)?"
+        r"\d{1,2}\b(?![:.]\d|\s*(?:am|pm|kg|cm|m\b|miles|mins?|minutes|hours?))"
+        r"|\b\d{1,2}\s*(?:years? old|yrs? old|yo|y/o|year-old)\b",
+        re.I,
+    ),
+    "address": re.compile(_STREET),
 }
 # "another number", "a different email", "the new postcode": a second value, not the same one.
 _ANOTHER = re.compile(

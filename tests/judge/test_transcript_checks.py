@@ -792,6 +792,9 @@ def test_worked_figures_changes_and_new_totals_are_not_self_contradictions(
             "birth",
         ),
         ("booster for my cat Miso please", "What is your pet's name?", "their name"),
+        ("status of order QP-20931", "Enter order number.", "reference"),
+        ("ok and my son is 10 does he need a ticket", "Please state age of child.", "age"),
+        ("service at 7 Linden Close, Kettering", "Please confirm the full address.", "address"),
     ],
 )
 def test_asking_for_a_detail_the_customer_already_gave_is_a_repeat(given, ask, detail):
@@ -819,6 +822,10 @@ def test_asking_for_a_detail_the_customer_already_gave_is_a_repeat(given, ask, d
         ("i'm Lena", "Could I have your full name for the booking?"),
         # Someone else's name, not the customer's.
         ("i'm Lena Fischer", "What is your pet's name?"),
+        # An email address is not the street address; a time is no age; a reference read back.
+        ("service at 7 Linden Close, Kettering", "What's your email address?"),
+        ("my son is 10:30 at school", "How old is he?"),
+        ("order QP-20931", "Is QP-20931 your order number?"),
     ],
 )
 def test_asking_again_for_a_reason_or_for_something_else_is_no_repeat(given, ask):
