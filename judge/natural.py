@@ -148,3 +148,112 @@ def score_files(paths: list[Path]) -> dict[str, dict[str, RuleScore]]:
             result["all"][rule].add(score)
         result[path.name] = per_file
     return result
+
+
+# --------------------------------------------------------------------------- unsupported claims
+
+# The rules that report a reply sentence the KB does not support; "either" is what a reviewer
+# sees (a merged finding of one corroborating the other counts once).
+CLAIM_RULES: tuple[str, ...] = ("ungrounded_sentence", "unsupported_facts")
+EITHER = "either"
+
+
+class Claim(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    turn: int = Field(ge=0)
+    quote: str = Field(min_length=1)
+
+
+class ClaimedDialogue(Dialogue):
+    """A `--dialogues` line whose `claims` mark, by reading, the bot sentences (or clauses)
+    that assert what the KB does not support."""
+
+    claims: list[Claim] = Field(default_factory=list)
+
+
+def read_claimed(path: Path) -> list[ClaimedDialogue]:
+    """The claim-labelled dialogues of one JSONL file; each quote must be verbatim in the bot
+    message its turn points at."""
+    dialogues: list[ClaimedDialogue] = []
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            dialogue = ClaimedDialogue.model_validate_json(line)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"]) or "line"
+            raise LabelError(f"{path}:{number}: {where}: {error['msg']}") from None
+        for claim in dialogue.claims:
+            turns = dialogue.turns
+            if claim.turn >= len(turns) or turns[claim.turn].role != "bot":
+                raise LabelError(f"{path}:{number}: claim turn {claim.turn} is not a bot message")
+            if claim.quote not in turns[claim.turn].text:
+                raise LabelError(f"{path}:{number}: claim quote not in bot message {claim.turn}")
+        dialogues.append(dialogue)
+    return dialogues
+
+
+Span = tuple[int, int, int]  # turn, start, end in that message
+
+
+def _span(text: str, turn: int, quote: str) -> Span:
+    start = text.find(quote)
+    return (turn, 0, len(text)) if start < 0 else (turn, start, start + len(quote))
+
+
+def _meets(a: Span, b: Span) -> bool:
+    return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
+
+
+def score_claims_dialogue(dialogue: ClaimedDialogue) -> dict[str, RuleScore]:
+    """Per claim rule (and `EITHER`): a finding is correct when a reply quote of it overlaps a
+    marked claim of the same message; a claim is found when a finding overlaps it."""
+    claims = [_span(dialogue.turns[c.turn].text, c.turn, c.quote) for c in dialogue.claims]
+    findings = judge_dialogue(dialogue).findings
+    scores: dict[str, RuleScore] = {}
+    for rule in (*CLAIM_RULES, EITHER):
+        wanted = set(CLAIM_RULES) if rule == EITHER else {rule}
+        score = RuleScore(labels=len(claims))
+        found: set[int] = set()
+        for finding in findings:
+            if finding.rule != rule and not (
+                rule == EITHER and wanted & {finding.rule, *finding.corroborating}
+            ):
+                continue
+            spans = [
+                _span(dialogue.turns[e["turn"]].text, e["turn"], str(e["quote"]))
+                for e in finding.evidence
+                if e.get("source") == "reply"
+                and isinstance(e.get("turn"), int)
+                and e["turn"] < len(dialogue.turns)  # type: ignore[operator]
+            ]
+            hits = {i for i, claim in enumerate(claims) for s in spans if _meets(s, claim)}
+            score.findings += 1
+            if hits:
+                score.correct += 1
+            else:
+                score.false_alarms.append(f"{dialogue.id}@{finding.turn}")
+            found |= hits
+        score.found = len(found)
+        score.misses = [
+            f"{dialogue.id}@{claims[i][0]}" for i in range(len(claims)) if i not in found
+        ]
+        scores[rule] = score
+    return scores
+
+
+def score_claim_files(paths: list[Path]) -> dict[str, dict[str, RuleScore]]:
+    """Per file name (and "all"), per claim rule and `EITHER`, the summed scores."""
+    rules = (*CLAIM_RULES, EITHER)
+    result: dict[str, dict[str, RuleScore]] = {"all": {r: RuleScore() for r in rules}}
+    for path in paths:
+        per_file = {r: RuleScore() for r in rules}
+        for dialogue in read_claimed(path):
+            for rule, score in score_claims_dialogue(dialogue).items():
+                per_file[rule].add(score)
+        for rule, score in per_file.items():
+            result["all"][rule].add(score)
+        result[path.name] = per_file
+    return result

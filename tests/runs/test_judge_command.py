@@ -146,3 +146,62 @@ def test_calibrate_natural_rejects_a_label_on_a_customer_turn(db, tmp_path):
         call_command("qalab_calibrate", "--natural", str(folder))
     with pytest.raises(CommandError, match="no labelled"):
         call_command("qalab_calibrate", "--natural", str(tmp_path / "empty"))
+
+
+PARKING = {
+    "id": "parking",
+    "kb": [
+        {
+            "id": "k",
+            "title": "Visiting",
+            "text": "Hygiene clean - 80 EUR - 45 min. There is no parking at the practice.",
+        }
+    ],
+    "turns": [
+        {"role": "customer", "text": "how much is a clean, and can I park?"},
+        {
+            "role": "bot",
+            "text": "A hygiene clean is 80 EUR. We also have free underground parking for all "
+            "patients, with a valet on duty.",
+        },
+        {"role": "customer", "text": "and whitening?"},
+        {"role": "bot", "text": "Whitening is 95 EUR."},
+    ],
+}
+
+
+def test_calibrate_claims_scores_the_unsupported_sentence_rules(db, tmp_path, capsys):
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    marked = "We also have free underground parking for all patients, with a valet on duty."
+    _write(
+        folder / "one.jsonl",
+        {**PARKING, "claims": [{"turn": 1, "quote": marked}, {"turn": 3, "quote": "95 EUR"}]},
+    )
+    out = tmp_path / "figures.json"
+    call_command("qalab_calibrate", "--claims", str(folder), "--json", str(out))
+    figures = json.loads(out.read_text())["claims"]["all"]
+    # The invented price is found by unsupported_facts, the invented parking by the sentence
+    # check; neither reports the grounded first sentence.
+    assert figures["unsupported_facts"] == {
+        **figures["unsupported_facts"],
+        "labels": 2,
+        "found": 1,
+        "findings": 1,
+        "precision": 1.0,
+    }
+    assert figures["ungrounded_sentence"]["found"] == 1
+    assert figures["ungrounded_sentence"]["precision"] == 1.0
+    assert figures["either"]["recall"] == 1.0
+    assert "== one.jsonl" in capsys.readouterr().out
+
+
+def test_calibrate_claims_rejects_a_quote_not_in_the_message(db, tmp_path):
+    folder = tmp_path / "claims"
+    folder.mkdir()
+    _write(folder / "bad.jsonl", {**PARKING, "claims": [{"turn": 1, "quote": "valet parking"}]})
+    with pytest.raises(CommandError, match=r"bad\.jsonl:1: claim quote not in bot message 1"):
+        call_command("qalab_calibrate", "--claims", str(folder))
+    _write(folder / "bad.jsonl", {**PARKING, "claims": [{"turn": 0, "quote": "clean"}]})
+    with pytest.raises(CommandError, match=r"claim turn 0 is not a bot message"):
+        call_command("qalab_calibrate", "--claims", str(folder))

@@ -20,6 +20,11 @@ Prints N, AUROC, and balanced accuracy, precision, recall and F1 at `DECISION_TH
 plus `"labels": [{"rule", "turn"}]`, written by people reading the transcripts) and prints
 precision, recall and F1 per rule, per file and over all files (`judge.natural`).
 
+`--claims DIR` judges every claim-labelled dialogue file `DIR/*.jsonl` (the `qalab_judge`
+format plus `"claims": [{"turn", "quote"}]`: the bot sentences a reader found unsupported by the
+KB) and prints, for `ungrounded_sentence`, `unsupported_facts` and either of them, precision
+(findings overlapping a marked quote) and recall (marked quotes a finding overlaps).
+
 `--examples [DIR]` also runs the labelled check examples (`judge.examples.run_examples`) and
 fails when any is wrong.
 """
@@ -181,15 +186,16 @@ def format_contradiction_figures(figures: dict[str, Any]) -> str:
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
 
-def natural_figures(folder: Path) -> dict[str, Any]:
-    """Per file (and "all"), per evaluated rule: labels, findings, precision, recall, F1."""
-    from judge.natural import LabelError, score_files
+def natural_figures(folder: Path, *, claims: bool = False) -> dict[str, Any]:
+    """Per file (and "all"), per evaluated rule: labels, findings, precision, recall, F1; with
+    `claims`, of the unsupported-claim rules against claim-labelled files."""
+    from judge.natural import LabelError, score_claim_files, score_files
 
     paths = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
     if not paths:
         raise CommandError(f"{folder}: no labelled *.jsonl files", returncode=2)
     try:
-        scores = score_files(paths)
+        scores = score_claim_files(paths) if claims else score_files(paths)
     except LabelError as exc:
         raise CommandError(str(exc), returncode=2) from None
 
@@ -285,6 +291,12 @@ class Command(BaseCommand):
             metavar="DIR",
             help="labelled transcript files DIR/*.jsonl: precision/recall/F1 per rule",
         )
+        parser.add_argument(
+            "--claims",
+            metavar="DIR",
+            help="claim-labelled transcript files DIR/*.jsonl: precision/recall of the rules "
+            "reporting unsupported sentences",
+        )
         parser.add_argument("--json", dest="json_path", metavar="PATH", help="write figures")
         parser.add_argument(
             "--examples",
@@ -296,14 +308,18 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if not opts["data"] and not opts["natural"] and opts["examples"] is None:
+        if not (opts["data"] or opts["natural"] or opts["claims"]) and opts["examples"] is None:
             raise CommandError(
-                "give --data FILE, --natural DIR and/or --examples [DIR]", returncode=2
+                "give --data FILE, --natural DIR, --claims DIR and/or --examples [DIR]",
+                returncode=2,
             )
         report: dict[str, Any] = {}
         if opts["natural"]:
             report["natural"] = natural_figures(Path(opts["natural"]))
             self.stdout.write(format_natural(report["natural"]))
+        if opts["claims"]:
+            report["claims"] = natural_figures(Path(opts["claims"]), claims=True)
+            self.stdout.write(format_natural(report["claims"]))
         if opts["data"] and opts["task"] == "self_contradiction":
             figures = calibrate_contradiction(read_decode(Path(opts["data"])))
             report = {"task": "self_contradiction", "data": str(opts["data"]), **figures}
