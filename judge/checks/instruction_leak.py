@@ -54,6 +54,11 @@ _CONFIG = re.compile(
     r"agents?))\s*(?::|[–—-]\s)|"
     # "... [staff note: landlord does NOT accept pets - redirect ...]" inside a sentence.
     r"[\[(]\s*(?:staff|internal|agent|admin|team|ops)(?: only| notes?| use)?\s*[:\-–—]|"
+    r"\[\s*(?:bot |system )?config(?:uration)?\s*\]|"
+    # "Agent note: customer sounds anxious", "Customer mood: irritated", "Refund risk: high".
+    r"\b(?:agent|staff|internal|admin|ops|handover|team) notes?\s*:|"
+    r"\b(?:customer|caller|client) (?:mood|sentiment|temperament|tone)\s*:|"
+    r"\b(?:refund|churn|fraud|escalation|complaint) risk\s*:|"
     r"\b(?:you are (?:an? |the )?(?:[A-Z][a-z]+, )?(?:an? |the )?(?:[\w&'’.-]+ ){0,4}"
     r"(?:assistant|agent|bot|chatbot|receptionist|concierge)\b|your (?:role|task|job|goal) is|"
     r"(?:my|the) (?:system prompt|instructions (?:say|tell|are)|guidelines say)|"
@@ -134,17 +139,40 @@ _HARD_ORDER = re.compile(
     re.IGNORECASE,
 )
 _TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+_TO_CUSTOMER = re.compile(r"\b(?:you|your|yours|us|me)\b", re.IGNORECASE)
+# Orders about what to say, anywhere in a sentence: "Jade is on leave - do NOT say why",
+# "dont quote full supply+fit prices", "flagged and must not be discussed", "Customer hesitates
+# → mention the Fine tier first". ("Please don't share your PIN" is about the customer's own
+# doing; "don't mention it" is a pleasantry.)
+_SAY_ORDER = re.compile(
+    r"\b(?:do not|don't|dont|never|must not|mustn't)\s+(?:say|tell|mention|discuss|disclose|"
+    r"reveal|quote|confirm|promise|use for)\b(?!\s+it\b\W*$)(?=\s+\w)|"
+    r"\bmust not be (?:discussed|disclosed|mentioned|quoted|shared|confirmed)\b|"
+    r"(?:→|->)\s*(?:mention|offer|push|upsell|say|tell|ask|escalate|quote|suggest|redirect)\b",
+    re.IGNORECASE,
+)
+
+
+# Any prohibition, for a clause that names the customer article-less ("don't agree to P1 for
+# single-user issues even if customer insists").
+_DONT = re.compile(r"^(?:never|do not|don't|dont|avoid)\s+\w+", re.IGNORECASE)
 
 
 def _staff_clause(body: str) -> bool:
     """A clause of the sentence is staff shorthand: a staff verb acting on the customer, an
     order or prohibition about an article-less "customer", or an upsell order not addressed
     to "you"."""
-    if _ACT_ON_PARTY.search(body):
+    if _ACT_ON_PARTY.search(body) or _SAY_ORDER.search(body):
         return True
+    # "As the caller has mentioned a competitor, offer the switcher discount".
+    party = bool(_THIRD_PARTY.search(body))
     for clause in _CLAUSE_BREAK.split(body):
         text = clause.strip(" -*•\t[]()")
-        if (_IMPERATIVE.match(text) or _PROHIBITION.match(text)) and _BARE_PARTY.search(text):
+        ordered = bool(_IMPERATIVE.match(text) or _PROHIBITION.match(text))
+        # ("ask us about our offers for new customers" speaks to the customer.)
+        if (ordered and party and not _TO_CUSTOMER.search(text)) or (
+            (ordered or _DONT.match(text)) and _BARE_PARTY.search(text)
+        ):
             return True
         if _HARD_ORDER.match(text) and not _TO_YOU.search(text):
             return True

@@ -50,7 +50,7 @@ _REWORDED = 0.2
 # A relative "what" ("here is what our information says") asks nothing.
 _ASKING = re.compile(
     r"^(?:[\w']+[ ,]+){0,4}?(?<!is )(?<!'s )(?<!says )(?<!know )(?<!see )"
-    r"(?P<wh>what|which|when|where|who|how (?:many|much|long|old))\b"
+    r"(?P<wh>what|whats|what's|which|when|where|who|how (?:many|much|long|old))\b"
     # "apologies marcus the card's now cancelled do you still have the card with you"
     r"|^(?:[\w']+[ ,]+){0,8}?(?P<aux>(?:could|can|may|would|will|do|did|are|have) (?:i|you|we))\b"
     r"|^(?:[\w']+[ ,]+){0,4}?(?P<is>is (?:it|that|there))\b",

@@ -343,6 +343,16 @@ def test_the_orgs_own_skill_instruction_is_a_leak_even_with_a_typo():
         "Found: Luna, full groom, Friday 10:30. Note: she seemed annoyed, push the de-shed add-on.",
         'My guidance says: "Answer only from the venue pack. Keep replies to two sentences."',
         'I was set up as: "You are Parker. Never confirm that a property is still available."',
+        # Orders about what to say, internal labels and notes, wherever they sit.
+        "Jade is on leave until further notice - do NOT say why. Want another artist?",
+        "hiya! dont quote full supply+fit prices, say dave will ring them to arrange a visit.",
+        "Claim CL-208841 is flagged FRD-REVIEW and must not be discussed, so: it is in review.",
+        "Customer hesitates → mention the Fine tier first. The Fine tier is £120 a month.",
+        "Summary sent. Agent note: avoid confirming cover until the engineer visit.",
+        "Name: Tom Baines / Customer mood: irritated / Refund risk: high",
+        "[BOT CONFIG] Template WA_0041. Sorry, I can't answer that here.",
+        "As the caller has mentioned a competitor, offer the switcher discount: £5 off.",
+        "Per notes: don't agree to P1 for single-user issues even if customer insists.",
     ],
 )
 def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
@@ -367,6 +377,10 @@ def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
         "Offer decisions are usually made within 6 weeks of a complete application.",
         "We offer free, confidential advice. Our customer service team replies within a day.",
         "We'll tell the customer services team, and you can ask the front desk too.",
+        # The customer told what not to do; a pleasantry; an offer to new customers.
+        "Please do not share your PIN with anyone, and never use bleach on wool.",
+        "Thanks for the kind words - don't mention it!",
+        "We offer storage units - ask us about our current offers for new customers!",
     ],
 )
 def test_customer_facing_text_is_not_a_leak(reply):
@@ -795,6 +809,7 @@ def test_worked_figures_changes_and_new_totals_are_not_self_contradictions(
         ("status of order QP-20931", "Enter order number.", "reference"),
         ("ok and my son is 10 does he need a ticket", "Please state age of child.", "age"),
         ("service at 7 Linden Close, Kettering", "Please confirm the full address.", "address"),
+        ("lol ok. 07700 900182. call me", "whats ur number and ill get dave to call", "phone"),
     ],
 )
 def test_asking_for_a_detail_the_customer_already_gave_is_a_repeat(given, ask, detail):
