@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from generator.dates import (
     MONTH_NAMES,
@@ -88,8 +89,10 @@ _OWN_VERB = re.compile(
 # A sentence that restates the booking: a day or time there is the customer's, not the hours.
 _RESTATES = re.compile(
     r"\b(?:book|booked|booking|reserv|schedul|confirm|appointment|see you|you said|you mentioned|"
-    r"you asked|your (?:visit|slot|appointment|booking|reservation|request|table|session|class)|"
-    r"pencil|noted|(?:i'll|i will|i've|let me) note|put you down|passed on|request|for you on|"
+    r"you asked|your (?:visit|slot|appointment|booking|reservation|request|table|session|class|"
+    r"move|order|delivery|trip|stay|event|party|collection|install|installation|lesson|course)|"
+    r"pencil|noted|(?:i'll|i will|i've|let me) note|put (?:you|u) down|passed on|request|"
+    r"for you on|"
     r"lined up|set for|all set|arriv|collecting|collection on\b|pick(?:ing)? (?:it )?up on|"
     r"so that's|that's a|to confirm|just to confirm|summary|submitted|logged|registered|"
     r"updated|changed|moved|for your (?:trip|stay|visit|day|journey|order)|"
@@ -301,8 +304,15 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _PLACE = re.compile(
-    rf"\b(flat|unit|room|apartment|apt|gate|platform|seat|pitch|plot|locker|bay|pallet)\s+"
+    rf"\b(flat|unit|room|apartment|apt|gate|platform|seat|pitch|plot|locker|bay|pallet|year|"
+    rf"grade|stage|size|row|aisle|level)\s+"
     rf"(?:no\.?\s*|number\s+)?(\d{{1,4}}|{SPOKEN_NUMBER})\b",
+    re.IGNORECASE,
+)
+# A strength, size or weight the customer names: "Vetmedin 5mg", "a 2.5kg bag" (kept in
+# thousandths, so 1.25mg is 1250).
+_MEASURE = re.compile(
+    r"(?<![\d.,])(\d{1,4}(?:[.,]\d{1,3})?)\s?(mg|mcg|ml|kg|cl|cm|mm|gb|tb|kw|kwh|mah)\b",
     re.IGNORECASE,
 )
 # Spans and prices are the business's to state; people are the party slot's.
@@ -327,16 +337,15 @@ def _amount(raw: str) -> int | None:
     return int(raw) if raw.isdigit() else spoken_number(raw)
 
 
-def quantities(text: str) -> dict[str, tuple[frozenset[int], str]]:
-    """Slot ("count:<noun>" or "place:<kind>") -> (the numbers, the first verbatim) of the
-    quantities and numbered places `text` states ("from 2 twins to 1 triple + 1 twin": twins
-    1 or 2)."""
-    found: dict[str, tuple[frozenset[int], str]] = {}
+def quantities(text: str) -> dict[str, dict[int, str]]:
+    """Slot ("count:<noun>", "place:<kind>" or "measure:<unit>") -> number -> verbatim, for the
+    quantities, numbered places and measures `text` states ("from 2 twins to 1 triple + 1
+    twin": twins 1 or 2)."""
+    found: dict[str, dict[int, str]] = {}
 
     def add(slot: str, number: int | None, quote: str) -> None:
         if number is not None:
-            numbers, first = found.get(slot, (frozenset(), quote))
-            found[slot] = (numbers | {number}, first)
+            found.setdefault(slot, {}).setdefault(number, quote)
 
     for m in _QUANTITY.finditer(text):
         noun = stem(m.group(2).casefold())
@@ -344,6 +353,9 @@ def quantities(text: str) -> dict[str, tuple[frozenset[int], str]]:
             add(f"count:{noun}", _amount(m.group(1)), m.group(0))
     for m in _PLACE.finditer(text):
         add(f"place:{m.group(1).casefold()}", _amount(m.group(2)), m.group(0))
+    for m in _MEASURE.finditer(text):
+        value = Decimal(m.group(1).replace(",", "."))
+        add(f"measure:{m.group(2).casefold()}", int(value * 1000), m.group(0))
     return found
 
 
@@ -441,8 +453,10 @@ def customer_slots(text: str, turn: int, said: Said, items: dict[str, frozenset[
             said.put(f"amount:{fact.value}", fact.value, text[fact.start : fact.end], turn)
     for m in _CODE.finditer(text):
         said.put(f"code:{_code_shape(m.group(0))}", m.group(0), m.group(0), turn)
-    for slot, (numbers, quote) in quantities(text).items():
-        said.put(slot, "|".join(str(n) for n in sorted(numbers)), quote, turn)
+    for slot, numbers in quantities(text).items():
+        said.put(
+            slot, "|".join(str(n) for n in sorted(numbers)), next(iter(numbers.values())), turn
+        )
     party = _counts(text)
     if party:
         [(size, quote)] = list(party.items())[:1]
@@ -659,25 +673,26 @@ def _conflicts(
     # pallets", "flat fourteen" -> "flat 40"); one the KB states is the business's own.
     given = _numbers_said(customer)
     kb_quantities = quantities(kb)
-    for slot, (numbers, quote) in quantities(reply).items():
+    for slot, numbers in quantities(reply).items():
         held = said.values.get(slot)
-        if not held:
+        # A reply naming theirs among others ("in 1.25mg, 2.5mg and 5mg") lists options.
+        if not held or set(held[0].split("|")) & {str(n) for n in numbers}:
             continue
-        business = kb_quantities.get(slot, (frozenset(), ""))[0]
-        wrong = {
-            n
-            for n in numbers
-            if str(n) not in held[0].split("|") and n not in given and n not in business
-        }
-        sentence = sentence_at(sentences, reply.find(quote))
+        business = kb_quantities.get(slot, {})
+        wrong = [
+            quote
+            for n, quote in numbers.items()
+            if n not in given
+            and n not in business
+            and quote.casefold() not in f"{kb}\n{customer}".casefold()
+        ]
+        if not wrong:
+            continue
+        sentence = sentence_at(sentences, reply.find(wrong[0]))
         text = sentence.text if sentence else reply
         # "that brings it to 9 visits": a count worked out, not the customer's read back.
-        if (
-            wrong
-            and quote.casefold() not in f"{kb}\n{customer}".casefold()
-            and not _WORKED_OUT.search(text[: max(0, text.find(quote))])
-        ):
-            out.append((slot, quote, text))
+        if not _WORKED_OUT.search(text[: max(0, text.find(wrong[0]))]):
+            out.append((slot, wrong[0], text))
     for sentence in sentences:
         if not _RESTATES.search(sentence.text):
             continue
