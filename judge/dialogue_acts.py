@@ -50,7 +50,8 @@ _IMPLIED = re.compile(
 )
 _ADVICE = re.compile(
     r"\b(?:suggest|recommend|advise|advice|suggestions?|which one|best|what should (?:i|we)|"
-    r"options?|choices?|alternatives?)\b",
+    r"options?|choices?|alternatives?|what (?:do|can|shall) (?:i|we) do|what happens (?:next|now|"
+    r"then)|what(?:'s| is) next|what now)\b",
     re.IGNORECASE,
 )
 _AUX = r"(?:is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may|have|has|had)"
@@ -271,7 +272,12 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
             # ("how much notice" asks for a span.)
             r"\bhow much\b(?!\s+(?:notice|time|longer|warning|data|space|room|luggage|weight))|"
             r"\b(?:price|prices|cost|costs|fee|fees|charge|charges|charged|paying|"
-            r"pay|free|owe|refund|money back|compensation|total)\b|\bhow (?:expensive|cheap)\b",
+            r"pay|free|owe|refund|money back|compensation|total)\b|\bhow (?:expensive|cheap)\b|"
+            # The same asked in the customer's own language: "combien ça coûte", "wat kost
+            # dat", "wie viel kostet", "cuánto cuesta", "quanto costa", "ile kosztuje".
+            r"\b(?:combien(?! de temps)|wat kost|hoeveel kost|wie ?viel|was kostet|cu[aá]nto "
+            r"(?:cuesta|vale|es)|quanto (?:costa|custa|è)|ile kosztuje|prix|precio|prezzo|preis|"
+            r"prijs|kosten?)\b",
             re.I,
         ),
         frozenset({"money", "percent"}),
@@ -286,7 +292,8 @@ _EXPECTS: tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str]], ...] = 
         re.compile(
             r"\bhow (?:long|quickly|fast|soon)\b|\bhow many (?:minutes|hours|days|weeks)\b|"
             r"\bhow much (?:notice|time|longer|warning)\b|"
-            r"\bduration\b",
+            r"\bduration\b|\bcombien de temps\b|\bhoe lang\b|\bwie lange?\b|"
+            r"\bcu[aá]nto tiempo\b|\bquanto tempo\b|\bjak d[lł]ugo\b",
             re.I,
         ),
         frozenset({"duration", "time"}),

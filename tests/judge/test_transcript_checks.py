@@ -206,6 +206,11 @@ def test_the_kb_bridge_needs_the_topic_line_a_statement_and_no_fact_asked(custom
         # question for what the answer needs ("so I can check") clarifies.
         ("when do you need final numbers?", "- Final numbers are due 4 weeks before the event"),
         ("how much is the groom itself", "Sorry, I don't have prices here - the groomer will say."),
+        # Asked in the customer's own language; what to do, what happens next.
+        ("Combien de temps? I need it for travail", "Typical turnaround is 3-5 working days."),
+        ("3 uur. Wat kost dat per persoon?", "Split between 8 of you that's £16.25 each."),
+        ("a box arrived crushed, what do i do", "Report within 48 hours with photos."),
+        ("Oh! Right. What happens next then?", "The committee will inspect within 14 days."),
         (
             "great. when will it arrive?",
             "Could you share your order number so I can check the delivery estimate?",
