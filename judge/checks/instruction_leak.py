@@ -35,8 +35,8 @@ _PROHIBITION = re.compile(
 _THIRD_PARTY = re.compile(
     r"\b(?:the|a|each|every|all|any)\s+(?:customer|client|patient|caller|user|guest|visitor|"
     r"member|lead|prospect|student|pupil|learner|owner|passenger|tenant|resident|diner|buyer|"
-    r"shopper|applicant|enquirer|requester|parent|guardian)s?\b|\b(?:customers|clients|patients|callers|users|"
-    r"guests)\b",
+    r"shopper|applicant|enquirer|requester|parent|guardian)s?\b(?!\s+of\s+(?:staff|the|our)\b)"
+    r"|\b(?:customers|clients|patients|callers|users|guests)\b",
     re.IGNORECASE,
 )
 # Conversation mechanics only an assistant's brief talks about.
@@ -115,7 +115,8 @@ _ACT_ON_PARTY = re.compile(
     r"(?<!\bmay )(?<!\bwould )(?<!\bshould )(?<!\bmust )"
     r"\b(?:tell|inform|ask|remind|offer|transfer|redirect|route|flag|escalate|upsell|push|warn|"
     r"advise|give|send|refer|note)\s+(?:the\s+|a\s+|each\s+|every\s+)?(?:customer|caller|client|"
-    r"patient|pupil|learner|guest|tenant|member|applicant|passenger)s?\b(?!\s+(?:service|support|"
+    r"patient|pupil|learner|guest|tenant|member|applicant|passenger)s?\b(?!\s+of\s+(?:staff|the|"
+    r"our)\b)(?!\s+(?:service|support|"
     r"care|portal|account|area|number|reference|id|login|team|desk|hub|charter|feedback))",
     re.IGNORECASE,
 )
@@ -139,6 +140,11 @@ _HARD_ORDER = re.compile(
     re.IGNORECASE,
 )
 _TO_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+_CUSTOMER_PARTY = re.compile(
+    r"\b(?:the|a|each|every|any)\s+(?:customer|client|patient|caller|guest|visitor|applicant|"
+    r"tenant|pupil|student|learner|passenger)s?\b",
+    re.IGNORECASE,
+)
 _TO_CUSTOMER = re.compile(r"\b(?:you|your|yours|us|me)\b", re.IGNORECASE)
 # Orders about what to say, anywhere in a sentence: "Jade is on leave - do NOT say why",
 # "dont quote full supply+fit prices", "flagged and must not be discussed", "Customer hesitates
@@ -164,8 +170,9 @@ def _staff_clause(body: str) -> bool:
     to "you"."""
     if _ACT_ON_PARTY.search(body) or _SAY_ORDER.search(body):
         return True
-    # "As the caller has mentioned a competitor, offer the switcher discount".
-    party = bool(_THIRD_PARTY.search(body))
+    # "As the caller has mentioned a competitor, offer the switcher discount" ("ask a member of
+    # staff" speaks to the customer).
+    party = bool(_CUSTOMER_PARTY.search(body))
     for clause in _CLAUSE_BREAK.split(body):
         text = clause.strip(" -*•\t[]()")
         ordered = bool(_IMPERATIVE.match(text) or _PROHIBITION.match(text))
@@ -236,8 +243,21 @@ def staff_only(kb: str) -> list[str]:
         if not line.strip() and not heading_block:
             inside = False
         if marked:
+            mark = _STAFF_MARK.search(line)
+            assert mark is not None
+            opened = line.rfind("[", 0, mark.start()), line.rfind("(", 0, mark.start())
+            start = max(opened)
+            closing = "]" if start == opened[0] else ")"
+            note = ""
+            if start >= 0 and closing in line[mark.end() :]:
+                note = line[mark.end() : line.index(closing, mark.end())].strip(" :-–—")
+            if note:
+                # "[STAFF ONLY: if customer replies RETURN, check ...]": the note is the
+                # bracket; the text around it is for customers.
+                found += [s.text for s in split_sentences(note) if s.text.strip()]
+                continue
             inside, heading_block = True, bool(_HEADING.match(line))
-            line = line.split(":", 1)[1] if ":" in line else ""
+            line = line[mark.end() :].lstrip(" :-–—)]")
         if inside and line.strip():
             found += [s.text for s in split_sentences(line)]
     return found

@@ -386,10 +386,24 @@ def test_directives_meant_for_the_bot_are_leaks_without_an_org(reply):
         "Please do not share your PIN with anyone, and never use bleach on wool.",
         "Thanks for the kind words - don't mention it!",
         "We offer storage units - ask us about our current offers for new customers!",
+        # A member of staff or of a team is no customer.
+        "Sorry, I don't have a site map. Please ask a member of staff.",
+        "Done - a member of the returns team will pick this up and reply by email.",
     ],
 )
 def test_customer_facing_text_is_not_a_leak(reply):
     assert _run("instruction_leak", _dialogue("hi", reply), org=True) == []
+
+
+def test_a_bracketed_staff_note_in_a_kb_line_marks_only_the_bracket():
+    kb = (
+        "Msg: 'Your hire ends 30 June. Reply KEEP to extend monthly or RETURN to book a "
+        "drop-off.' [STAFF ONLY: if customer replies RETURN, check for late fees first.]"
+    )
+    reminder = _dialogue("hi", "Reply KEEP to extend monthly or RETURN to book a drop-off.", kb=kb)
+    assert _run("instruction_leak", reminder) == []
+    note = _dialogue("RETURN", "If customer replies RETURN, check for late fees first.", kb=kb)
+    assert [f.rule_id for f in _run("instruction_leak", note)] == ["instruction_leak"]
 
 
 def test_a_kb_note_labelled_confidential_is_staff_only_and_confidential_advice_is_not():
