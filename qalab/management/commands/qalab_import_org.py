@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from qalab.database import require_migrated
 from qalab.org_folder import OrgFolderError, load_org_folder
 from qalab.orgs import organization_import
 
@@ -21,6 +22,7 @@ class Command(BaseCommand):
             context = load_org_folder(options["dir"])
         except OrgFolderError as exc:
             raise CommandError(f"invalid org folder, nothing imported:\n{exc}") from exc
+        require_migrated()  # the folder is checked first: that needs no database
         org, created = organization_import(context=context)
         verb = "Imported" if created else "Updated"
         self.stdout.write(

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from qalab.database import require_migrated
 from qalab.models import Organization
 
 
@@ -16,6 +17,7 @@ class Command(BaseCommand):
     help = "Create (or keep) the superuser 'admin' for the demo; credentials go to var/."
 
     def handle(self, *args: Any, **options: Any) -> None:
+        require_migrated()
         path = settings.VAR_DIR / "demo-credentials.txt"
         user_model = get_user_model()
         user = user_model.objects.filter(username="admin").first()

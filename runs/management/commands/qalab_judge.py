@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from generator.manifest import build_manifest
 from generator.schemas import FixtureDocument, Manifest
 from judge.dialogues import Dialogue, judge_dialogue, skipped_for
+from qalab.database import require_migrated
 from qalab.models import Organization
 from qalab.orgs import organization_get_context
 
@@ -74,6 +75,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         dialogues = read_dialogues(Path(opts["dialogues"]))
+        if opts["org"]:
+            require_migrated()  # a file alone needs no database
         manifest, org_kb = _org(opts["org"]) if opts["org"] else (None, [])
         results: list[dict[str, Any]] = []
         for dialogue in dialogues:

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from qalab.database import require_migrated
 from runs.models import Run
 from runs.report import report_to_markdown
 from runs.selectors import run_get_report
@@ -25,6 +26,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        require_migrated()
         try:
             run = Run.objects.select_related("organization").get(id=opts["run_id"])
         except Run.DoesNotExist:

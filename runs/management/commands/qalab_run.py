@@ -10,6 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from qalab.database import require_migrated
 from qalab.models import Organization
 from runs import services
 from runs.dispatch import CeleryDispatcher, InlineDispatcher
@@ -90,6 +91,7 @@ class Command(BaseCommand):
         parser.add_argument("--md", dest="md_path", help="write the Markdown report here")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        require_migrated()
         try:
             org = Organization.objects.get(slug=opts["org"])
         except Organization.DoesNotExist:

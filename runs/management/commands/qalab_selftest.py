@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from qalab.database import require_migrated
 from qalab.models import Organization
 from runs.presets import PRESETS
 from runs.selftest import MAX_FINDINGS_PER_OCCURRENCE, TARGET_RATE, run_selftest
@@ -33,6 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", dest="json_path")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        require_migrated()
         try:
             org = Organization.objects.get(slug=opts["org"])
         except Organization.DoesNotExist:
