@@ -16,8 +16,10 @@ Only `EVALUATED` rules are scored: a file is labelled for exactly those.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -50,21 +52,34 @@ class LabelError(ValueError):
     """A labelled file that cannot be read; the message names the file and line."""
 
 
-def read_labelled(path: Path) -> list[LabelledDialogue]:
-    """The labelled dialogues of one JSONL file."""
-    dialogues: list[LabelledDialogue] = []
+_D = TypeVar("_D", bound=Dialogue)
+
+
+def _read_lines(path: Path, model: type[_D]) -> Iterator[tuple[int, _D]]:
+    """(line number, dialogue) of each non-blank line of a JSONL file, or a LabelError naming
+    the file, line and field that does not read."""
     for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            dialogue = LabelledDialogue.model_validate_json(line)
+            yield number, model.model_validate_json(line)
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(p) for p in error["loc"]) or "line"
             raise LabelError(f"{path}:{number}: {where}: {error['msg']}") from None
+
+
+def _bot_turn(path: Path, number: int, dialogue: Dialogue, turn: int, what: str) -> None:
+    if turn >= len(dialogue.turns) or dialogue.turns[turn].role != "bot":
+        raise LabelError(f"{path}:{number}: {what} turn {turn} is not a bot message")
+
+
+def read_labelled(path: Path) -> list[LabelledDialogue]:
+    """The labelled dialogues of one JSONL file."""
+    dialogues: list[LabelledDialogue] = []
+    for number, dialogue in _read_lines(path, LabelledDialogue):
         for label in dialogue.labels:
-            if label.turn >= len(dialogue.turns) or dialogue.turns[label.turn].role != "bot":
-                raise LabelError(f"{path}:{number}: label turn {label.turn} is not a bot message")
+            _bot_turn(path, number, dialogue, label.turn, "label")
         dialogues.append(dialogue)
     return dialogues
 
@@ -176,20 +191,10 @@ def read_claimed(path: Path) -> list[ClaimedDialogue]:
     """The claim-labelled dialogues of one JSONL file; each quote must be verbatim in the bot
     message its turn points at."""
     dialogues: list[ClaimedDialogue] = []
-    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            dialogue = ClaimedDialogue.model_validate_json(line)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(p) for p in error["loc"]) or "line"
-            raise LabelError(f"{path}:{number}: {where}: {error['msg']}") from None
+    for number, dialogue in _read_lines(path, ClaimedDialogue):
         for claim in dialogue.claims:
-            turns = dialogue.turns
-            if claim.turn >= len(turns) or turns[claim.turn].role != "bot":
-                raise LabelError(f"{path}:{number}: claim turn {claim.turn} is not a bot message")
-            if claim.quote not in turns[claim.turn].text:
+            _bot_turn(path, number, dialogue, claim.turn, "claim")
+            if claim.quote not in dialogue.turns[claim.turn].text:
                 raise LabelError(f"{path}:{number}: claim quote not in bot message {claim.turn}")
         dialogues.append(dialogue)
     return dialogues
