@@ -118,6 +118,10 @@ _DECLINE = re.compile(
     r"(?:i'll|i will|we'll|we will) (?:ask|check with|pass (?:this|that|it) on to|forward "
     r"(?:this|that|it) to|get) (?:our|the|a) (?:\w+ ){0,2}(?:team|colleague|staff|manager|office)|"
     r"(?:i'm|i am|im) (?:not sure|afraid|unable|not able|not aware)|\bi (?:can't|cannot)\b|"
+    # "Sorry, I couldn't find an answer to that", "I'm passing you to an agent".
+    r"(?:could(?:n't| not)|unable to) find (?:an? )?(?:answer|information|info|details)|"
+    r"(?:i'm|i am|we're|we are) (?:passing|transferring|handing|connecting) you|"
+    r"(?:i'll|i will|let me|we'll) (?:pass|transfer|hand|connect) you|"
     r"can(?:'t|not|t) (?:find|say|confirm|"
     r"tell|answer|help with|give|advise|share|check|see|quote|diagnose|assess|comment|guarantee|"
     r"promise|recommend|predict)|no (?:information|info|details|"

@@ -211,6 +211,9 @@ def test_the_kb_bridge_needs_the_topic_line_a_statement_and_no_fact_asked(custom
         ("3 uur. Wat kost dat per persoon?", "Split between 8 of you that's £16.25 each."),
         ("a box arrived crushed, what do i do", "Report within 48 hours with photos."),
         ("Oh! Right. What happens next then?", "The committee will inspect within 14 days."),
+        # An honest "couldn't find", a hand-over to a person.
+        ("how much are the groups", "Sorry, I couldn't find an answer to that."),
+        ("is this my booking?", "I'm passing you to an agent who can check this for you."),
         (
             "great. when will it arrive?",
             "Could you share your order number so I can check the delivery estimate?",
