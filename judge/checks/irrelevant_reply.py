@@ -106,7 +106,9 @@ _ACKNOWLEDGES = re.compile(
     r"awesome|understood|i see|i understand|understandable|i hear you|absolutely|will do|done|"
     r"right|fair enough|good to (?:know|hear)|that's (?:great|fine|good|ok)|oh|yes|yeah|no|"
     r"nope|then|so|in that case|if so|enjoy|have a (?:great|good|nice|lovely)|bye|goodbye|"
-    r"take care|see you|my pleasure|any ?time)\b",
+    r"take care|see you|my pleasure|any ?time|amazing|fab|fabulous|super|cool|nice|totally|"
+    r"(?:i )?get it|makes sense|fair point|not necessarily|not really|exactly|correct|"
+    r"that's right|(?:good|great) question)\b",
     re.IGNORECASE,
 )
 _SUBSTANTIAL = 2

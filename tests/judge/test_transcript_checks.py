@@ -314,6 +314,18 @@ def test_a_statement_reply_about_an_earlier_message_is_not_irrelevant():
     assert _run("irrelevant_reply", dialogue) == []
 
 
+@pytest.mark.parametrize(
+    "customer, reply",
+    [
+        ("ok whatever. so just to be clear we get nothing back", "Not necessarily - 50% applies."),
+        ("no conservatory. just windows thanks", "Totally get it! I can go as low as £89."),
+        ("nice, sorted", "Amazing! Just pick your date on our booking page."),
+    ],
+)
+def test_a_reply_that_takes_in_what_the_customer_told_is_not_irrelevant(customer, reply):
+    assert _run("irrelevant_reply", _dialogue(customer, reply)) == []
+
+
 # --------------------------------------------------------------------------- instruction_leak
 
 
