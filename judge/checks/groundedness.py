@@ -7,10 +7,10 @@ retrieves the TOP_PASSAGES best BM25 passages of the fixture (overlapping 4-line
 index cached per fixture text) and scores each ";"-clause with
 `judge.groundedness.support_score` against them, with the customer's messages as history and
 the assistant's own voice ("we", "our", "you", "costs", "takes" ...) ignored. A sentence is
-ungrounded when its weakest clause scores below UNGROUNDED_THRESHOLD (the calibrated threshold,
-used by the groundedness score), or when it attaches a price, duration, percentage or clock time
-that the fixture gives only for something else (`misbound_numbers`: an entity swap that word
-overlap cannot see). A finding needs more: see FINDING_THRESHOLD; one minor finding per reply,
+ungrounded when its weakest clause scores below UNGROUNDED_THRESHOLD (the threshold calibrated
+on response-level data by `qalab_calibrate --data`), or when it attaches a price, duration,
+percentage or clock time that the fixture gives only for something else (`misbound_numbers`: an
+entity swap that word overlap cannot see). A finding needs more: see FINDING_THRESHOLD; one minor finding per reply,
 quoting its least supported such sentence verbatim.
 """
 
