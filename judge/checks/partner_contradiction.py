@@ -98,7 +98,11 @@ _RESTATES = re.compile(
     r"updated|changed|moved|for your (?:trip|stay|visit|day|journey|order)|"
     # A read-back: "I have you down for ...", "thank you, I have the fourteenth of May".
     r"(?:have|got) you down|\bi have (?:the|your)\b"
-    rf"|your {ANY_WEEKDAY})",
+    rf"|your {ANY_WEEKDAY}"
+    # A slot read back as a day and a time: "Wax & tint combo, Saturday 12pm."
+    # (Not hours: "Sat 9am-5pm", "Monday-Friday 7am-1pm".)
+    rf"|(?<![–—-])(?<![–—-] )(?<!to ){ANY_WEEKDAY},?\s+(?:at\s+)?\d{{1,2}}(?:[:.]\d{{2}})?\s*"
+    r"(?:am|pm)\b(?!\s*(?:[–—-]|to|till|until)\s*\d))",
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(
@@ -305,7 +309,7 @@ _QUANTITY = re.compile(
 )
 _PLACE = re.compile(
     rf"\b(flat|unit|room|apartment|apt|gate|platform|seat|pitch|plot|locker|bay|pallet|year|"
-    rf"grade|stage|size|row|aisle|level)\s+"
+    rf"grade|stage|size|row|aisle|level|house|number|no\.?)\s+"
     rf"(?:no\.?\s*|number\s+)?(\d{{1,4}}|{SPOKEN_NUMBER})\b",
     re.IGNORECASE,
 )
@@ -352,7 +356,12 @@ def quantities(text: str) -> dict[str, dict[int, str]]:
         if noun not in _NOT_QUANTITIES and noun not in _NOT_NAMES:
             add(f"count:{noun}", _amount(m.group(1)), m.group(0))
     for m in _PLACE.finditer(text):
-        add(f"place:{m.group(1).casefold()}", _amount(m.group(2)), m.group(0))
+        kind = m.group(1).casefold().rstrip(".")
+        add(
+            f"place:{'number' if kind in ('no', 'house') else kind}",
+            _amount(m.group(2)),
+            m.group(0),
+        )
     for m in _MEASURE.finditer(text):
         value = Decimal(m.group(1).replace(",", "."))
         add(f"measure:{m.group(2).casefold()}", int(value * 1000), m.group(0))

@@ -497,6 +497,9 @@ def test_a_staff_order_the_kb_gives_is_a_leak_when_read_out_and_customer_text_is
         ("year 11, AQA, I said already", "So that's Leo in Year 10, AQA GCSE maths.", "Year 10"),
         ("sat 8th morning then", "sorted, ive put u down for sunday 9th morning", "sunday"),
         ("order 66120 is Vetmedin 5mg", "Order 66120: Vetmedin 2.5mg, dispatched today.", "2.5mg"),
+        # A house number; a slot read back as a day and a time.
+        ("if im out leave it w neighbour at no 14", "Noted: leave with number 41.", "number 41"),
+        ("2pm. name is Aisha", "Thanks Aisha. Wax & tint combo, Saturday 12pm.", "12pm"),
     ],
 )
 def test_restating_the_customer_differently_is_flagged(customer, reply, stated):
@@ -588,8 +591,9 @@ def test_a_number_read_back_as_given_or_a_kb_number_is_not_transposed():
         ("that's 4 items plus the fridge", "The first three items are £28.50; four items £34.50."),
         ("around 45 people, 9 guests vegan", "Tastings are for over 80 guests, sorry."),
         ("we need 3 boxes", "Three boxes it is."),
-        # A strength the KB lists.
+        # A strength the KB lists; opening hours are no slot.
         ("is the 5mg in stock?", "We stock it in 1.25mg, 2.5mg and 5mg."),
+        ("can i come at 2pm?", "We're open Mon-Fri 7am-9pm and Sat 9am-5pm!"),
     ],
 )
 def test_corrections_other_formats_and_kb_values_are_not_flagged(messages):
