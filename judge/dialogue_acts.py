@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from judge.facts import extract_facts
@@ -863,6 +864,12 @@ def kb_lines(kb: str) -> KbLines:
         for line in _KB_LINE.split(kb)
     )
     return tuple(line for line in found if line)
+
+
+def documents_lines(texts: Iterable[str]) -> KbLines:
+    """`kb_lines` of a fixture's documents (their texts, without the titles: a title names a
+    document's topic, not what it says)."""
+    return kb_lines("\n".join(texts))
 
 
 def bridged(reply: str, question: Question, kb: KbLines) -> bool:

@@ -16,7 +16,7 @@ Only `EVALUATED` rules are scored: a file is labelled for exactly those.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -151,18 +151,28 @@ def score_dialogue(dialogue: LabelledDialogue) -> dict[str, RuleScore]:
     return scores
 
 
-def score_files(paths: list[Path]) -> dict[str, dict[str, RuleScore]]:
-    """Per file name (and "all"), per rule, the summed scores."""
-    result: dict[str, dict[str, RuleScore]] = {"all": {r: RuleScore() for r in EVALUATED}}
+def _summed(
+    paths: list[Path],
+    rules: tuple[str, ...],
+    read: Callable[[Path], list[_D]],
+    score: Callable[[_D], dict[str, RuleScore]],
+) -> dict[str, dict[str, RuleScore]]:
+    """Per file name (and "all"), per rule, the scores of its dialogues summed."""
+    result: dict[str, dict[str, RuleScore]] = {"all": {r: RuleScore() for r in rules}}
     for path in paths:
-        per_file = {r: RuleScore() for r in EVALUATED}
-        for dialogue in read_labelled(path):
-            for rule, score in score_dialogue(dialogue).items():
-                per_file[rule].add(score)
-        for rule, score in per_file.items():
-            result["all"][rule].add(score)
+        per_file = {r: RuleScore() for r in rules}
+        for dialogue in read(path):
+            for rule, found in score(dialogue).items():
+                per_file[rule].add(found)
+        for rule, found in per_file.items():
+            result["all"][rule].add(found)
         result[path.name] = per_file
     return result
+
+
+def score_files(paths: list[Path]) -> dict[str, dict[str, RuleScore]]:
+    """Per file name (and "all"), per rule, the summed scores."""
+    return _summed(paths, EVALUATED, read_labelled, score_dialogue)
 
 
 # --------------------------------------------------------------------------- unsupported claims
@@ -251,14 +261,4 @@ def score_claims_dialogue(dialogue: ClaimedDialogue) -> dict[str, RuleScore]:
 
 def score_claim_files(paths: list[Path]) -> dict[str, dict[str, RuleScore]]:
     """Per file name (and "all"), per claim rule and `EITHER`, the summed scores."""
-    rules = (*CLAIM_RULES, EITHER)
-    result: dict[str, dict[str, RuleScore]] = {"all": {r: RuleScore() for r in rules}}
-    for path in paths:
-        per_file = {r: RuleScore() for r in rules}
-        for dialogue in read_claimed(path):
-            for rule, score in score_claims_dialogue(dialogue).items():
-                per_file[rule].add(score)
-        for rule, score in per_file.items():
-            result["all"][rule].add(score)
-        result[path.name] = per_file
-    return result
+    return _summed(paths, (*CLAIM_RULES, EITHER), read_claimed, score_claims_dialogue)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
-from judge.dialogue_acts import kb_lines, left_open, questions, statements
+from judge.dialogue_acts import documents_lines, left_open, questions, statements
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import split_sentences
 
@@ -24,7 +24,7 @@ class IgnoredQuestion(Check):
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []
-        kb = kb_lines("\n".join(d.text for d in case.fixture.documents))
+        kb = documents_lines(d.text for d in case.fixture.documents)
         for turn in case.turns:
             reply = turn.reply.strip()
             if not reply:

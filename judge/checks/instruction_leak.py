@@ -108,6 +108,11 @@ _ORDER_VERB = re.compile(
     r"handle|assume|pretend|behave)\b(?!\s*[:\-–|(])",
     re.IGNORECASE,
 )
+# Words after "customer" that make it a thing of the business, not a person ("customer service").
+_PARTY_THINGS = (
+    "service|support|care|portal|account|area|number|reference|id|login|team|desk|hub|charter|"
+    "feedback|reviews?|satisfaction|experience|relations"
+)
 # A staff verb told to act on the customer, anywhere in a sentence ("if no agents are free tell
 # the caller the office is closed"), unless someone is its subject ("we'll tell the customer").
 _ACT_ON_PARTY = re.compile(
@@ -116,8 +121,7 @@ _ACT_ON_PARTY = re.compile(
     r"\b(?:tell|inform|ask|remind|offer|transfer|redirect|route|flag|escalate|upsell|push|warn|"
     r"advise|give|send|refer|note)\s+(?:the\s+|a\s+|each\s+|every\s+)?(?:customer|caller|client|"
     r"patient|pupil|learner|guest|tenant|member|applicant|passenger)s?\b(?!\s+of\s+(?:staff|the|"
-    r"our)\b)(?!\s+(?:service|support|"
-    r"care|portal|account|area|number|reference|id|login|team|desk|hub|charter|feedback))",
+    rf"our)\b)(?!\s+(?:{_PARTY_THINGS}))",
     re.IGNORECASE,
 )
 # Staff shorthand drops the article: "do not mention discount unless customer insists",
@@ -125,9 +129,7 @@ _ACT_ON_PARTY = re.compile(
 _BARE_PARTY = re.compile(
     r"(?<!\bthe )(?<!\byour )(?<!\bour )(?<!\bmy )(?<!\ba )(?<!\beach )(?<!\bevery )(?<!\bany )"
     r"(?<!\bnew )(?<!\bexisting )(?<!\bfor )"
-    r"\b(?:customer|caller|client|patient|pupil|learner|tenant|applicant)\b(?!\s+(?:service|"
-    r"support|care|portal|account|area|number|reference|id|login|team|desk|hub|charter|feedback|"
-    r"reviews?|satisfaction|experience|relations)\b)",
+    rf"\b(?:customer|caller|client|patient|pupil|learner|tenant|applicant)\b(?!\s+(?:{_PARTY_THINGS})\b)",
     re.IGNORECASE,
 )
 # A sentence's clauses: a directive may follow a customer-facing opening ("A block of 10 hours

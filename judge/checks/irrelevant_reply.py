@@ -11,7 +11,7 @@ from judge.dialogue_acts import (
     ASKS_WITHIN,
     content_words,
     declines,
-    kb_lines,
+    documents_lines,
     kindred,
     meet,
     proceeds,
@@ -37,7 +37,7 @@ class IrrelevantReply(Check):
         findings: list[Finding] = []
         previous = ""
         heard = ""  # everything the customer has said so far
-        kb = kb_lines("\n".join(d.text for d in case.fixture.documents))
+        kb = documents_lines(d.text for d in case.fixture.documents)
         for turn in case.turns:
             heard += "\n" + turn.customer
             reply = turn.reply.strip()

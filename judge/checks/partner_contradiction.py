@@ -368,6 +368,12 @@ def quantities(text: str) -> dict[str, dict[int, str]]:
     return found
 
 
+@functools.lru_cache(maxsize=64)
+def _kb_quantities(kb: str) -> dict[str, dict[int, str]]:
+    """The KB's own quantities, read once per KB (not per turn)."""
+    return quantities(kb)
+
+
 def _numbers_said(text: str) -> set[int]:
     """Every whole number `text` says, in digits or words ("actually make it 4")."""
     found = {int(n) for n in re.findall(r"(?<![\d.,])\d{1,4}(?![\d])", text)}
@@ -681,7 +687,8 @@ def _conflicts(
     # A quantity read back with a number the customer never said ("40 pallets" -> "14
     # pallets", "flat fourteen" -> "flat 40"); one the KB states is the business's own.
     given = _numbers_said(customer)
-    kb_quantities = quantities(kb)
+    kb_quantities = _kb_quantities(kb)
+    known = f"{kb}\n{customer}".casefold()
     for slot, numbers in quantities(reply).items():
         held = said.values.get(slot)
         # A reply naming theirs among others ("in 1.25mg, 2.5mg and 5mg") lists options.
@@ -691,9 +698,7 @@ def _conflicts(
         wrong = [
             quote
             for n, quote in numbers.items()
-            if n not in given
-            and n not in business
-            and quote.casefold() not in f"{kb}\n{customer}".casefold()
+            if n not in given and n not in business and quote.casefold() not in known
         ]
         if not wrong:
             continue
