@@ -1,0 +1,91 @@
+"""A Quick run's reports at a fixed seed stay what they were: refactors must not change them.
+
+The golden files were written by the code before the services/report refactor. When a change
+is *meant* to alter a report, regenerate them with `QALAB_UPDATE_GOLDEN=1 make test` and say why
+in the commit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.runs.helpers import qalab_run
+
+pytestmark = pytest.mark.django_db
+
+GOLDEN = Path(__file__).resolve().parent.parent / "data" / "golden"
+RESPONDER = "canary:invent_price+contradict_self+too_many_questions"
+_VOLATILE = {"run_id", "started_at", "finished_at", "latency_ms", "created_at", "updated_at"}
+
+
+def normalize_report(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without what differs between two identical runs: ids, times, latencies."""
+    ids = {f["id"]: i for i, f in enumerate(report.get("findings", []))}
+    run_id = report["run_id"]
+
+    def walk(value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v, k) for k, v in value.items() if k not in _VOLATILE}
+        if isinstance(value, list):
+            return [walk(v, key) for v in value]
+        if key in {"id", "finding_ids"} and isinstance(value, int) and value in ids:
+            return f"finding#{ids[value]}"
+        if isinstance(value, str):
+            return value.replace(f"qalab-{run_id}-", "qalab-RUN-")
+        return value
+
+    return walk(report)
+
+
+def normalize_markdown(text: str, run_id: int) -> str:
+    text = re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+(\+00:00|Z)?", "<time>", text)
+    text = re.sub(r"\b\d+ ms\b", "<ms>", text)
+    return text.replace(f"Run {run_id}", "Run <id>").replace(f"qalab-{run_id}-", "qalab-RUN-")
+
+
+def _compare(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("QALAB_UPDATE_GOLDEN"):
+        path.write_text(actual, encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    assert actual == expected, f"{name} changed; regenerate with QALAB_UPDATE_GOLDEN=1 if meant"
+
+
+def test_a_quick_runs_reports_at_a_fixed_seed_match_the_golden_files(demo_org, tmp_path):
+    code, report = qalab_run(
+        "--org", "demo", "--preset", "quick", "--inline", "--seed", "1",
+        "--responder", RESPONDER, "--md", str(tmp_path / "report.md"),
+        tmp_path=tmp_path,
+    )  # fmt: skip
+
+    assert code == 1 and report["verdict"] == "FAIL_CRITICAL"
+    assert report["findings"], "the golden run must have findings to compare"
+    _compare(
+        "quick_seed1_report.json",
+        json.dumps(normalize_report(report), indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+    )
+    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    _compare("quick_seed1_report.md", normalize_markdown(markdown, report["run_id"]))
+
+
+def test_normalizing_keeps_what_a_refactor_could_break():
+    report = {
+        "run_id": 9,
+        "started_at": "t",
+        "findings": [{"id": 41, "rule": "a"}, {"id": 40, "rule": "b"}],
+        "top_actions": [{"finding_ids": [40, 41], "title": "x"}],
+        "cases": [{"session_id": "qalab-9-sc-01", "turns": [{"latency_ms": 3, "reply": "r"}]}],
+    }
+    assert normalize_report(report) == {
+        "findings": [{"id": "finding#0", "rule": "a"}, {"id": "finding#1", "rule": "b"}],
+        "top_actions": [{"finding_ids": ["finding#1", "finding#0"], "title": "x"}],
+        "cases": [{"session_id": "qalab-RUN-sc-01", "turns": [{"reply": "r"}]}],
+    }
+    changed = dict(report, findings=[{"id": 41, "rule": "c"}, {"id": 40, "rule": "b"}])
+    assert normalize_report(changed) != normalize_report(report)
