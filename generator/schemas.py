@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field
+
+from qalab.domain import (  # noqa: F401  (the org context is re-exported until importers move)
+    ContactSpec,
+    FieldKind,
+    HoursSpec,
+    IntakeFieldSpec,
+    KbDocumentSpec,
+    OrgContext,
+    PolicySpec,
+    ServiceSpec,
+    SkillSpec,
+    Strict,
+)
 
 NoiseLevel = Literal["clean", "semi_noisy", "messy"]
 FinalStatus = Literal["AWAITING_RESPONSE", "COMPLETE"]
-FieldKind = Literal["name", "phone", "email", "date", "time", "text", "choice"]
 WritingStyle = Literal["clean", "casual", "typo_heavy"]
 # How a customer converses (see generator/personas.py): "direct" answers what is asked;
 # "chatty" adds small talk, thanks and questions of their own, and answers two things at once;
@@ -19,93 +30,10 @@ WritingStyle = Literal["clean", "casual", "typo_heavy"]
 # YYYY-MM-DD and times as HH:MM, the way a form would.
 Manner = Literal["direct", "chatty", "hesitant", "precise"]
 
-_SLUG = r"^[a-z0-9][a-z0-9_-]*$"
-_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-# --------------------------------------------------------------------------- org context
-
-
-class ServiceSpec(_Strict):
-    name: str = Field(min_length=1)
-    price: Decimal = Field(ge=0)
-    duration: int = Field(gt=0, description="minutes")
-    description: str = ""
-
-
-class IntakeFieldSpec(_Strict):
-    key: str = Field(pattern=_SLUG)
-    label: str = Field(min_length=1)
-    required: bool = True
-    kind: FieldKind = "text"
-    choices: list[str] = Field(default_factory=list)
-
-
-class PolicySpec(_Strict):
-    id: str = Field(pattern=_SLUG)
-    text: str = Field(min_length=1)
-    critical: bool = False
-
-
-class SkillSpec(_Strict):
-    name: str = Field(min_length=1)
-    instructions: str = Field(min_length=1)
-
-
-class HoursSpec(_Strict):
-    """One opening-hours line, e.g. days="Mon-Fri", opens="09:00", closes="18:00"."""
-
-    days: str = Field(min_length=1)
-    opens: str
-    closes: str
-
-    @field_validator("opens", "closes")
-    @classmethod
-    def _hhmm(cls, value: str) -> str:
-        if not _HHMM.match(value):
-            raise ValueError("must be a 24-hour time HH:MM")
-        return value
-
-
-class ContactSpec(_Strict):
-    phone: str = ""
-    email: str = ""
-    address: str = ""
-    website: str = ""
-
-
-class KbDocumentSpec(_Strict):
-    slug: str = Field(pattern=_SLUG)
-    title: str = Field(min_length=1)
-    text: str = Field(min_length=1)
-
-
-class OrgContext(_Strict):
-    """Everything the lab knows about one organization; the single input of the generator."""
-
-    slug: str = Field(pattern=_SLUG)
-    name: str = Field(min_length=1)
-    locale: str = "en_US"
-    currency: str = "EUR"
-    offering: str = Field(min_length=1)
-    services: list[ServiceSpec] = Field(min_length=1)
-    intake_fields: list[IntakeFieldSpec] = Field(min_length=1)
-    policies: list[PolicySpec] = Field(default_factory=list)
-    skills: list[SkillSpec] = Field(default_factory=list)
-    hours: list[HoursSpec] = Field(default_factory=list)
-    contact: ContactSpec = Field(default_factory=ContactSpec)
-    responder: str | None = None
-    kb: list[KbDocumentSpec] = Field(default_factory=list)
-
-
 # --------------------------------------------------------------------------- fixtures
 
 
-class FixtureDocument(_Strict):
+class FixtureDocument(Strict):
     id: str
     title: str
     text: str
@@ -114,7 +42,7 @@ class FixtureDocument(_Strict):
 PlantedNoiseKind = Literal["typo", "markup"]
 
 
-class PlantedNoise(_Strict):
+class PlantedNoise(Strict):
     """One distinct piece of noise the generator planted: a misspelt word ("Colletc" for
     "Collect") or a debris mark ("•" for a "-" list marker, "|" joining the cells of a broken
     table row). `text` is the noisy form exactly as it appears in the fixture."""
@@ -124,7 +52,7 @@ class PlantedNoise(_Strict):
     clean: str = Field(default="", description="the original form; '' when nothing was there")
 
 
-class Fixture(_Strict):
+class Fixture(Strict):
     """A generated KB document set (>=200 lines in all) given to the responder for one case."""
 
     key: str
@@ -147,14 +75,14 @@ class Fixture(_Strict):
 # --------------------------------------------------------------------------- manifest
 
 
-class ManifestService(_Strict):
+class ManifestService(Strict):
     name: str
     price: Decimal
     duration_minutes: int
     source: str
 
 
-class ManifestIntakeField(_Strict):
+class ManifestIntakeField(Strict):
     key: str
     label: str
     required: bool
@@ -162,34 +90,34 @@ class ManifestIntakeField(_Strict):
     source: str
 
 
-class ManifestPolicyFact(_Strict):
+class ManifestPolicyFact(Strict):
     id: str
     text: str
     critical: bool
     source: str
 
 
-class ManifestHours(_Strict):
+class ManifestHours(Strict):
     days: str
     opens: str
     closes: str
     source: str
 
 
-class ManifestContact(_Strict):
+class ManifestContact(Strict):
     kind: Literal["phone", "email", "address", "website"]
     value: str
     source: str
 
 
-class DisallowedClaim(_Strict):
+class DisallowedClaim(Strict):
     id: str
     kind: Literal["invented_discount", "unoffered_service", "wrong_hours", "guarantee", "other"]
     text: str
     source: str
 
 
-class ManifestInstruction(_Strict):
+class ManifestInstruction(Strict):
     """A directive meant for the responder (an org skill): never to be read out to customers."""
 
     name: str
@@ -197,7 +125,7 @@ class ManifestInstruction(_Strict):
     source: str
 
 
-class ManifestDraft(_Strict):
+class ManifestDraft(Strict):
     """What a model writes when it builds the manifest (everything but the copied instructions).
     Its JSON schema keeps the title "Manifest" the model has always been asked for."""
 
@@ -224,7 +152,7 @@ class Manifest(ManifestDraft):
 # --------------------------------------------------------------------------- scenarios
 
 
-class Persona(_Strict):
+class Persona(Strict):
     name: str
     locale: str
     style: WritingStyle
@@ -232,12 +160,12 @@ class Persona(_Strict):
     manner: Manner = "direct"
 
 
-class ReplyStep(_Strict):
+class ReplyStep(Strict):
     reply: str
     expected_status: FinalStatus
 
 
-class Blueprint(_Strict):
+class Blueprint(Strict):
     key: str
     scenario_type: str
     title: str
@@ -254,7 +182,7 @@ class Blueprint(_Strict):
     reference_date: date | None = None
 
 
-class Artifacts(_Strict):
+class Artifacts(Strict):
     """What the generate stage produces for one run."""
 
     fixtures: list[Fixture]

@@ -7,14 +7,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.schemas import Blueprint, Fixture
+from qalab.domain import SEVERITY_ORDER, Effort, FixTarget, Severity  # noqa: F401  (re-exported)
 
-Severity = Literal["critical", "major", "minor"]
-FixTarget = Literal["kb", "skill", "prompt", "pipeline"]
-Effort = Literal["S", "M", "L"]
 EvidenceSource = Literal[
     "reply", "customer", "extracted", "fixture", "manifest", "persona", "error"
 ]
-SEVERITY_ORDER: dict[str, int] = {"critical": 0, "major": 1, "minor": 2}
 
 
 class _Model(BaseModel):

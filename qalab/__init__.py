@@ -1,7 +1,6 @@
-"""AI QA Lab: the project package and the shared core (settings, org context, LLM layer)."""
+"""AI QA Lab: the project package and the lowest layer (settings, domain types, org context, LLM).
 
-from __future__ import annotations
-
-from qalab.celery import app as celery_app
-
-__all__ = ["celery_app"]
+Importing it loads nothing: the Celery app lives in `qalab.celery` and is loaded when Django
+starts (`QalabConfig.ready`) or by a worker (`celery -A qalab.celery worker`), so the pure
+layers above (`generator`, `judge`) import `qalab.domain` and `qalab.llm` without Django or Celery.
+"""

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from generator.schemas import OrgContext
+from qalab.domain import OrgContext
 
 DEMO_ORG_DIR = Path(__file__).resolve().parent / "demo_org"
 

@@ -7,7 +7,7 @@ import json
 
 from django.db import transaction
 
-from generator.schemas import OrgContext
+from qalab.domain import OrgContext
 from qalab.models import IntakeField, KbDocument, Organization, Policy, Service, Skill
 
 

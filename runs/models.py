@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from qalab.domain import SEVERITIES, ArtifactKind
 from qalab.models import Organization
 
 
@@ -58,7 +59,6 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
-    celery_task_id = models.CharField(max_length=100, blank=True)
     locked_at = models.DateTimeField(null=True, blank=True)
     verdict = models.CharField(max_length=20, choices=Verdict.choices, blank=True)
     verdict_reason = models.CharField(max_length=300, blank=True)
@@ -85,7 +85,7 @@ class Run(models.Model):
 
 class RunArtifact(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")
-    kind = models.CharField(max_length=30)  # fixture, manifest, blueprint, raw_llm_output, ...
+    kind = models.CharField(max_length=30, choices=[(k.value, k.value) for k in ArtifactKind])
     key = models.CharField(max_length=100)
     content = models.TextField()
     sha256 = models.CharField(max_length=64)
@@ -177,10 +177,8 @@ class RunTurn(models.Model):
         return f"turn {self.index} of {self.case_id}"
 
 
-class Severity(models.TextChoices):
-    CRITICAL = "critical"
-    MAJOR = "major"
-    MINOR = "minor"
+# The database's choices are the domain's severities, most severe first.
+Severity = models.TextChoices("Severity", [(s.upper(), s) for s in SEVERITIES])
 
 
 class RunFinding(models.Model):
@@ -247,7 +245,6 @@ class LlmCall(models.Model):
     estimated = models.BooleanField(default=True)
     status = models.CharField(max_length=20, default="reserved")
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    request_hash = models.CharField(max_length=64, blank=True)
     # The model's reply exactly as received, stored before validation (DESIGN §6).
     raw_reply = models.TextField(blank=True)
     detail = models.TextField(blank=True)

@@ -1,11 +1,34 @@
-"""Celery tasks: each takes an id and calls one service (state lives in the database)."""
+"""Celery tasks: each takes an id and calls one service (state lives in the database).
+
+`CeleryDispatcher` is how a stage, run by a worker or the web process, hands work on: it
+enqueues the next stage's task here once the current transaction commits (ids only).
+"""
 
 from __future__ import annotations
 
 from celery import shared_task
 
 from runs import services
-from runs.dispatch import CeleryDispatcher
+
+
+class CeleryDispatcher:
+    """Enqueue the stage's task once the current transaction commits (ids only)."""
+
+    def generate(self, run_id: int) -> None:
+        run_generate_task.delay_on_commit(run_id)
+
+    def simulate(self, case_id: int, *, delay: float | None = None) -> None:
+        if delay:
+            # A retry for a free slot: nothing to wait for, no transaction is open.
+            case_simulate_task.apply_async((case_id,), countdown=delay)
+        else:
+            case_simulate_task.delay_on_commit(case_id)
+
+    def judge(self, run_id: int) -> None:
+        run_judge_task.delay_on_commit(run_id)
+
+    def report(self, run_id: int) -> None:
+        run_report_task.delay_on_commit(run_id)
 
 
 @shared_task(acks_late=True, ignore_result=True)

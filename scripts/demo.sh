@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p var
-.venv/bin/celery -A qalab worker -B --concurrency 2 --loglevel INFO \
+.venv/bin/celery -A qalab.celery worker -B --concurrency 2 --loglevel INFO \
   --schedule var/celerybeat-schedule --logfile var/worker.log &
 worker=$!
 trap 'kill $worker 2>/dev/null || true; wait $worker 2>/dev/null || true' EXIT INT TERM

@@ -72,7 +72,7 @@ def run_celery_worker(
             "-m",
             "celery",
             "-A",
-            "qalab",
+            "qalab.celery",
             "worker",
             "-Q",
             queue,

@@ -20,7 +20,7 @@ import pytest
 from django.urls import reverse
 
 from runs import services
-from runs.dispatch import InlineDispatcher
+from runs.inline import InlineDispatcher
 from runs.models import Run
 from tests.runs.helpers import add_findings, start_run
 
@@ -55,7 +55,7 @@ def test_groundedness_scores_the_begin_wow_set_quickly() -> None:
     source = SHARED_DATA / "begin_wow_dev.json"
     if not source.is_file():
         pytest.skip(f"{source} is not here (../shared/data)")
-    from judge.groundedness import support_score
+    from judge.support import support_score
 
     records = list(convert(json.loads(source.read_text(encoding="utf-8"))))
     started = time.perf_counter()

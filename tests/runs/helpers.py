@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from qalab.models import Organization
-from runs.dispatch import InlineDispatcher
+from runs.inline import InlineDispatcher
 from runs.models import Run, RunFinding
 
 

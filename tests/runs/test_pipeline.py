@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runs import services
-from runs.dispatch import InlineDispatcher
+from runs.inline import InlineDispatcher
 from runs.models import CaseStatus, LlmCall, Run, RunStatus, RunTurn
 from tests.runs.helpers import qalab_run, transcript_text
 

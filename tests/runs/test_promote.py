@@ -18,10 +18,9 @@ from pytest_django.fixtures import Settings as SettingsWrapper
 
 from qalab.models import Organization
 from qalab.orgs import sha256_text
-from runs import services
 from runs.models import PromotedFixture, Run, RunArtifact, RunCase
 from runs.selectors import run_get_case
-from runs.services import PromoteError, fixture_promote
+from runs.services import PromoteError, fixture_promote, promote
 from tests.runs.helpers import generate_only, start_run
 
 pytestmark = pytest.mark.django_db
@@ -230,7 +229,7 @@ def test_an_unwritable_fixtures_folder_is_refused_with_a_message(
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(services.os, "open", denied)
+    monkeypatch.setattr(promote.os, "open", denied)
     with pytest.raises(PromoteError, match="Permission denied"):
         fixture_promote(run=run, case=_case(run))
     assert not PromotedFixture.objects.exists()
@@ -372,7 +371,7 @@ def test_a_concurrent_promote_of_the_same_fixture_keeps_theirs(
     case = _case(run)
     artifact = RunArtifact.objects.get(run=run, kind="fixture", key=case.fixture_key)
     other = django_user_model.objects.create(username="quick")
-    real = services._promote_content
+    real = promote._promote_content
 
     def meanwhile(*args: Any) -> str:
         content = real(*args)
@@ -388,7 +387,7 @@ def test_a_concurrent_promote_of_the_same_fixture_keeps_theirs(
         )
         return content
 
-    monkeypatch.setattr(services, "_promote_content", meanwhile)
+    monkeypatch.setattr(promote, "_promote_content", meanwhile)
     result = fixture_promote(run=run, case=case)
     assert result.created is False and result.promotion.promoted_by == other
     assert list(folder.iterdir()) == []  # our copy was removed again

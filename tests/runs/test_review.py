@@ -37,6 +37,7 @@ from runs.selectors import (
     run_triage_latest,
     triage_counts,
 )
+from runs.services import generate, simulate
 from tests.runs.helpers import RecordingDispatcher, add_findings, generate_only, start_run
 
 pytestmark = pytest.mark.django_db
@@ -260,14 +261,14 @@ def test_cancel_a_simulating_run_cancels_queued_cases_and_later_stages_do_nothin
 def test_cancel_during_generation_stores_no_test_set(
     demo_org: Organization, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = services.generate_artifacts
+    real = generate.generate_artifacts
 
     def cancelled_meanwhile(*args: Any, **kwargs: Any) -> Any:
         run_id = Run.objects.get(status=RunStatus.GENERATING).id
         assert services.run_cancel(run_id=run_id) is True
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "generate_artifacts", cancelled_meanwhile)
+    monkeypatch.setattr(generate, "generate_artifacts", cancelled_meanwhile)
     run = services.run_create(organization=demo_org, scenarios=2, seed=1)
     dispatcher = RecordingDispatcher()
     services.run_generate(run_id=run.id, dispatcher=dispatcher)
@@ -281,13 +282,13 @@ def test_a_case_already_talking_finishes_but_the_run_is_never_judged(
     demo_org: Organization, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = generate_only(demo_org, scenarios=2)
-    real = services.customer_next_message
+    real = simulate.customer_next_message
 
     def cancel_on_first_message(*args: Any, **kwargs: Any) -> Any:
         services.run_cancel(run_id=run.id)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "customer_next_message", cancel_on_first_message)
+    monkeypatch.setattr(simulate, "customer_next_message", cancel_on_first_message)
     first, second = run.cases.order_by("scenario_key")
     dispatcher = RecordingDispatcher()
     services.case_simulate(case_id=first.id, dispatcher=dispatcher)

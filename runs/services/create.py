@@ -1,0 +1,109 @@
+"""Create a run with its immutable snapshot, and start it."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+
+from qalab.domain import ArtifactKind
+from qalab.llm.prompts import prompt_hashes
+from qalab.models import Organization
+from qalab.orgs import org_context_hash, organization_get_context, sha256_text
+from runs.dispatch import Dispatcher
+from runs.models import (
+    Run,
+)
+from runs.presets import preset_get
+from runs.services.common import (
+    PROMPT_DIRS,
+    canonical_hash,
+    code_version,
+)
+from runs.simulator.adapters import get_responder
+
+
+def run_create(
+    *,
+    organization: Organization,
+    preset: str = "quick",
+    responder_spec: str | None = None,
+    scenarios: int | None = None,
+    max_turns: int | None = None,
+    budget: int | None = None,
+    seed: int | None = None,
+    reuse_artifacts: int | None = None,
+    created_by: Any = None,
+) -> Run:
+    """Create a queued run with its immutable snapshot (config, settings hash, source metadata).
+
+    Raises ValueError for an unknown preset or responder spec. Does not dispatch.
+    """
+    chosen = preset_get(preset).with_overrides(
+        scenarios=scenarios, max_turns=max_turns, token_budget=budget
+    )
+    if chosen.scenarios < 1 or chosen.max_turns < 1 or chosen.token_budget < 1:
+        raise ValueError("scenarios, max turns and budget must be positive")
+    spec = responder_spec or organization.responder or "reference"
+    get_responder(spec)  # validates the spec now, not in a worker later
+    engine = settings.QALAB_LLM_ENGINE
+    models_used = {
+        "generator": settings.QALAB_GENERATOR_MODEL,
+        "simulator": settings.QALAB_SIMULATOR_MODEL,
+        "judge": settings.QALAB_JUDGE_MODEL,
+        "responder": settings.QALAB_RESPONDER_MODEL,
+    }
+    if engine == "offline":
+        models_used = {role: "offline" for role in models_used}
+    run_seed = seed if seed is not None else secrets.randbelow(2**31)
+    if reuse_artifacts is not None:
+        source_run = Run.objects.filter(id=reuse_artifacts, organization=organization).first()
+        if (
+            source_run is None
+            or not source_run.artifacts.filter(kind=ArtifactKind.MANIFEST).exists()
+        ):
+            raise ValueError(
+                f"run {reuse_artifacts} has no test set of organization {organization.slug!r} to reuse"
+            )
+        blueprints = source_run.artifacts.filter(kind=ArtifactKind.BLUEPRINT).count()
+        chosen = chosen.with_overrides(
+            scenarios=blueprints, max_turns=source_run.config["max_turns"]
+        )
+        run_seed = source_run.seed
+    context = organization_get_context(organization=organization)
+    config = {
+        **chosen.as_config(),
+        "responder": spec,
+        "engine": engine,
+        "models": models_used,
+        "seed": run_seed,
+        "reuse_artifacts": reuse_artifacts,
+        "max_concurrent_cases": settings.QALAB_RUN_MAX_CONCURRENT_CASES,
+    }
+    if engine != "offline":
+        config["json_mode"] = settings.QALAB_LLM_JSON_MODE
+    source = {
+        "org_context_sha256": org_context_hash(context),
+        "kb_documents": {d.slug: sha256_text(d.text) for d in context.kb},
+        "prompts": prompt_hashes(*PROMPT_DIRS),
+        "code_version": code_version(),
+    }
+    return Run.objects.create(
+        organization=organization,
+        preset=chosen.name,
+        responder_spec=spec,
+        engine=engine,
+        models_used=models_used,
+        seed=run_seed,
+        config=config,
+        settings_hash=canonical_hash(config),
+        source=source,
+        token_budget=chosen.token_budget,
+        created_by=created_by if getattr(created_by, "pk", None) else None,
+    )
+
+
+def run_start(*, run: Run, dispatcher: Dispatcher) -> None:
+    """Hand the queued run to the generate stage (after the surrounding transaction commits)."""
+    dispatcher.generate(run.id)

@@ -1,0 +1,105 @@
+"""The generate stage: fixtures, manifest and blueprints for a run, then its cases."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from generator.pipeline import generate_artifacts
+from qalab.llm import BudgetExceeded, get_engine
+from qalab.orgs import organization_get_context
+from runs.artifacts import (
+    load_test_set,
+    store_test_set,
+)
+from runs.budget import DbLedger
+from runs.dispatch import Dispatcher
+from runs.models import (
+    Run,
+    RunCase,
+    RunStatus,
+)
+from runs.services.common import (
+    canonical_hash,
+    logger,
+    swap_status,
+)
+from runs.services.simulate import advance_after_cases
+
+
+def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
+    """queued -> generating -> simulating: build fixtures, manifest and blueprints, create cases.
+
+    Idempotent: a second delivery finds the run no longer queued and does nothing. A budget
+    denial ends the run `budget_stopped`; any other failure ends it `error` with the reason.
+    """
+    if not swap_status(run_id, RunStatus.QUEUED, RunStatus.GENERATING, started_at=timezone.now()):
+        return
+    run = Run.objects.select_related("organization").get(id=run_id)
+    config = run.config
+    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    try:
+        context = organization_get_context(organization=run.organization)
+        if config.get("reuse_artifacts"):
+            artifacts = load_test_set(config["reuse_artifacts"])
+        else:
+            artifacts = generate_artifacts(
+                context,
+                scenarios=config["scenarios"],
+                max_turns=config["max_turns"],
+                mix=tuple(config["mix"]),
+                seed=run.seed,
+                engine=engine,
+                # Dates in scenarios count from the run's creation day, so a re-run of the same
+                # seed on another day still builds byte-identical artifacts when reused.
+                today=run.created_at.date(),
+            )
+    except BudgetExceeded as exc:
+        logger.info("run %s: budget exhausted during generation: %s", run_id, exc)
+        swap_status(
+            run_id,
+            RunStatus.GENERATING,
+            RunStatus.JUDGING,
+            stage_detail="budget exhausted while generating",
+        )
+        dispatcher.judge(run_id)
+        return
+    except Exception as exc:
+        logger.exception("run %s: generation failed", run_id)
+        swap_status(
+            run_id,
+            RunStatus.GENERATING,
+            RunStatus.ERROR,
+            error=f"generation failed: {type(exc).__name__}: {exc}",
+            finished_at=timezone.now(),
+        )
+        return
+
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(id=run_id)
+        if run.status != RunStatus.GENERATING:
+            return
+        store_test_set(run, artifacts)
+        hashes = {
+            "fixtures": canonical_hash([f.model_dump(mode="json") for f in artifacts.fixtures]),
+            "manifest": canonical_hash(artifacts.manifest.model_dump(mode="json")),
+            "blueprints": canonical_hash([b.model_dump(mode="json") for b in artifacts.blueprints]),
+        }
+        cases = RunCase.objects.bulk_create(
+            RunCase(
+                run=run,
+                scenario_key=b.key,
+                scenario_type=b.scenario_type,
+                fixture_key=b.fixture_key,
+                expected_status=b.expected_status,
+            )
+            for b in artifacts.blueprints
+        )
+        Run.objects.filter(id=run_id).update(
+            source={**run.source, "artifact_hashes": hashes},
+        )
+        swap_status(run_id, RunStatus.GENERATING, RunStatus.SIMULATING, stage_detail="")
+        for case in RunCase.objects.filter(run_id=run_id).order_by("scenario_key"):
+            dispatcher.simulate(case.id)
+    if not cases:
+        advance_after_cases(run_id, dispatcher)

@@ -1,0 +1,262 @@
+"""The judge stage: deterministic checks and the LLM review of every case, then Top 5."""
+
+from __future__ import annotations
+
+import re
+
+from django.db import transaction
+
+from judge import gate
+from judge.actions import top_actions
+from judge.engine import judge_case
+from judge.llm_actions import phrase_actions
+from judge.llm_judge import ReviewResult, review_case
+from judge.schemas import (
+    SEVERITY_ORDER,
+    CaseTranscript,
+    Evidence,
+    Finding,
+    JudgeConfig,
+    TopAction,
+)
+from qalab.llm import BudgetExceeded, get_engine
+from qalab.llm.base import QuotaExhausted
+from runs.artifacts import (
+    load_blueprint,
+    load_fixture,
+    load_manifest,
+    load_reviews,
+    store_review,
+)
+from runs.budget import DbLedger
+from runs.dispatch import Dispatcher
+from runs.models import (
+    CaseStatus,
+    Run,
+    RunCase,
+    RunFinding,
+    RunStatus,
+    RunTopAction,
+)
+from runs.services.common import (
+    logger,
+    swap_status,
+)
+from runs.services.reporting import finding_model
+from runs.services.simulate import turn_from_row
+
+
+def _finding_row(
+    run: Run, position: int, finding: Finding, cases: dict[str, RunCase]
+) -> RunFinding:
+    return RunFinding(
+        run=run,
+        case=cases.get(finding.case_key),
+        position=position,
+        turn_index=finding.turn_index,
+        rule_id=finding.rule_id,
+        severity=finding.severity,
+        subject=finding.subject[:300],
+        evidence=[e.model_dump() for e in finding.evidence],
+        rationale=finding.rationale,
+        fix_target=finding.fix_target,
+        fix_text=finding.fix_text,
+        effort=finding.effort,
+        confidence=finding.confidence,
+        detector=finding.detector,
+        fingerprint=finding.fingerprint,
+        confirmed=finding.confirmed,
+        corroborating=finding.corroborating,
+    )
+
+
+def _case_error_finding(case: RunCase) -> Finding:
+    """A case that could not be run is a critical `case_error` finding: the run never passes
+    while cases errored, and the report says which and why."""
+    reason = case.error or "unknown error"
+    # The fingerprint ignores numbers (ports, ids, sizes) so the same failure matches across runs.
+    subject = re.sub(r"\d+", "#", reason)[:200]
+    return Finding(
+        rule_id="case_error",
+        severity="critical",
+        case_key=case.scenario_key,
+        turn_index=None,
+        subject=subject,
+        evidence=[Evidence(source="error", quote=reason[:500])],
+        rationale=(
+            f"The conversation could not be completed: {reason[:300]}. A responder that fails "
+            "answers no customer, and the case's coverage is lost."
+        ),
+        fix_target="pipeline",
+        fix_text=(
+            "Make the responder answer every request within the timeout, as one JSON object of "
+            "the contract (reply, extracted, status), and keep replies small."
+        ),
+        effort="M",
+        confidence=1.0,
+        detector="pipeline",
+        fingerprint=gate.fingerprint("case_error", subject),
+    )
+
+
+def _transcript(run: Run, case: RunCase) -> CaseTranscript:
+    return CaseTranscript(
+        case_key=case.scenario_key,
+        blueprint=load_blueprint(run.id, case.scenario_key),
+        fixture=load_fixture(run.id, case.fixture_key),
+        turns=[turn_from_row(t) for t in case.turns.order_by("index")],
+        actual_status=case.actual_status or None,
+    )
+
+
+def _llm_reviews(run_id: int) -> dict[str, ReviewResult]:
+    """The LLM judge's verified review of every completed case (engines other than offline).
+
+    Each review is stored as a `llm_review` artifact as soon as it is made, so a redelivered
+    judge message reuses it instead of paying twice. A denied reservation ends the reviews; the
+    deterministic checks still judge every case.
+    """
+    run = Run.objects.get(id=run_id)
+    if run.engine == "offline" or run.status != RunStatus.JUDGING:
+        return {}
+    stored = load_reviews(run)
+    cases = run.cases.filter(status=CaseStatus.DONE).order_by("scenario_key")
+    if all(c.scenario_key in stored for c in cases):
+        return stored
+    manifest = load_manifest(run.id)
+    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    for case in cases:
+        if case.scenario_key in stored:
+            continue
+        try:
+            result = review_case(
+                _transcript(run, case),
+                manifest,
+                engine=engine,
+                purpose=f"judge:{case.scenario_key}",
+            )
+        except BudgetExceeded as exc:
+            logger.info("run %s: LLM judge stopped by the budget: %s", run.id, exc)
+            break
+        store_review(run, case.scenario_key, result)
+        stored[case.scenario_key] = result
+    return stored
+
+
+def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
+    """judging -> reporting: judge every completed case, store findings, scores and top actions.
+
+    Runs in one transaction holding the run row, so a redelivered message finds the run already
+    in `reporting` and does nothing. Deterministic checks are free: they also run on the cases
+    a budget stop left completed.
+    """
+    reviews = _llm_reviews(run_id)
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(id=run_id)
+        if run.status != RunStatus.JUDGING or run.locked_at:
+            return
+        config = JudgeConfig(
+            strictness=run.config["strictness"],
+            min_score_to_pass=run.config["min_score_to_pass"],
+            max_questions_per_turn=run.config.get("max_questions_per_turn", 2),
+        )
+        cases = {c.scenario_key: c for c in run.cases.filter(status=CaseStatus.DONE)}
+        findings: list[Finding] = []
+        if cases:
+            manifest = load_manifest(run.id)
+            for key, case in sorted(cases.items()):
+                transcript = _transcript(run, case)
+                review = reviews.get(key)
+                judgement = judge_case(
+                    transcript,
+                    manifest,
+                    config=config,
+                    extra=review.findings if review else None,
+                )
+                findings.extend(judgement.findings)
+                case.score_groundedness = judgement.scores.groundedness
+                case.score_extraction = judgement.scores.extraction_accuracy
+                case.score_quality = judgement.scores.conversation_quality
+                case.score_overall = judgement.scores.overall
+                case.passed = judgement.passed
+                case.save(
+                    update_fields=[
+                        "score_groundedness",
+                        "score_extraction",
+                        "score_quality",
+                        "score_overall",
+                        "passed",
+                    ]
+                )
+        errored_cases = run.cases.filter(status=CaseStatus.ERROR).order_by("scenario_key")
+        findings.extend(_case_error_finding(c) for c in errored_cases)
+        cases.update({c.scenario_key: c for c in errored_cases})
+        # Findings-first report order: critical -> major -> minor, then case and turn.
+        findings.sort(
+            key=lambda f: (
+                SEVERITY_ORDER[f.severity],
+                f.case_key,
+                -1 if f.turn_index is None else f.turn_index,
+            )
+        )
+        run.findings.all().delete()
+        run.top_actions.all().delete()
+        rows = RunFinding.objects.bulk_create(
+            _finding_row(run, i, f, cases) for i, f in enumerate(findings)
+        )
+        # bulk_create sets ids on Postgres and SQLite alike (RETURNING).
+        ids = [r.id for r in rows]
+        RunTopAction.objects.bulk_create(
+            RunTopAction(
+                run=run,
+                rank=a.rank,
+                title=a.title,
+                target_layer=a.target_layer,
+                effort=a.effort,
+                rationale=a.rationale,
+                finding_ids=[ids[i] for i in a.finding_indexes],
+            )
+            for a in top_actions(findings)
+        )
+        swap_status(run_id, RunStatus.JUDGING, RunStatus.REPORTING)
+    _phrase_top_actions(run_id)
+    dispatcher.report(run_id)
+
+
+def _phrase_top_actions(run_id: int) -> None:
+    """With an LLM engine, let the judge model phrase the top actions from their findings.
+
+    Runs after the judge transaction (no row lock held during the call) and before the run is
+    locked. A phrasing that is invalid or states a fact its findings do not hold falls back to
+    the template wording; a budget or quota stop keeps the template wording too.
+    """
+    run = Run.objects.get(id=run_id)
+    if run.engine == "offline" or run.status != RunStatus.REPORTING or run.locked_at:
+        return
+    rows = list(run.top_actions.order_by("rank"))
+    if not rows:
+        return
+    finding_rows = list(run.findings.select_related("case").order_by("position"))
+    index = {row.id: i for i, row in enumerate(finding_rows)}
+    findings = [finding_model(row) for row in finding_rows]
+    actions = [
+        TopAction(
+            rank=row.rank,
+            title=row.title,
+            target_layer=row.target_layer,  # type: ignore[arg-type]
+            effort=row.effort,  # type: ignore[arg-type]
+            rationale=row.rationale,
+            finding_indexes=[index[i] for i in row.finding_ids if i in index],
+        )
+        for row in rows
+    ]
+    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    try:
+        phrased = phrase_actions(actions, findings, engine=engine, purpose="judge:actions")
+    except (BudgetExceeded, QuotaExhausted) as exc:
+        logger.info("run %s: top actions keep their template wording: %s", run.id, exc)
+        return
+    for row, action in zip(rows, phrased, strict=True):
+        if (row.title, row.rationale) != (action.title, action.rationale):
+            row.title, row.rationale = action.title[:300], action.rationale
+            row.save(update_fields=["title", "rationale"])

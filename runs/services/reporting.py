@@ -1,0 +1,92 @@
+"""The report stage: scores and verdict, then the run is locked."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from judge import gate
+from judge.schemas import (
+    Evidence,
+    Finding,
+)
+from qalab.domain import SEVERITIES
+from runs.models import (
+    CaseStatus,
+    Run,
+    RunFinding,
+    RunStatus,
+)
+
+
+def run_report(*, run_id: int) -> None:
+    """reporting -> done | budget_stopped: compute run scores and verdict, then lock the run.
+
+    After this the run's rows are immutable. Idempotent.
+    """
+    from judge.scoring import run_scores
+    from runs.selectors import run_case_judgements
+
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(id=run_id)
+        if run.status != RunStatus.REPORTING or run.locked_at:
+            return
+        findings = [f for f in run.findings.all()]
+        scores = run_scores(run_case_judgements(run))
+        errored = run.cases.filter(status=CaseStatus.ERROR).count()
+        verdict = gate.verdict(
+            [finding_model(f) for f in findings],
+            budget_stopped=run.budget_exhausted,
+            errored=errored > 0,
+        )
+        run.verdict = verdict
+        run.verdict_reason = _verdict_reason(run, findings, errored)
+        run.score_groundedness = scores.groundedness
+        run.score_extraction = scores.extraction_accuracy
+        run.score_quality = scores.conversation_quality
+        run.score_overall = scores.overall
+        run.status = RunStatus.BUDGET_STOPPED if run.budget_exhausted else RunStatus.DONE
+        run.finished_at = timezone.now()
+        run.locked_at = run.finished_at
+        run.save()
+
+
+def finding_model(row: RunFinding) -> Finding:
+
+    return Finding(
+        rule_id=row.rule_id,
+        severity=row.severity,  # type: ignore[arg-type]
+        case_key=row.case.scenario_key if row.case else "",
+        turn_index=row.turn_index,
+        subject=row.subject,
+        evidence=[Evidence.model_validate(e) for e in row.evidence],
+        rationale=row.rationale,
+        fix_target=row.fix_target,  # type: ignore[arg-type]
+        fix_text=row.fix_text,
+        effort=row.effort,  # type: ignore[arg-type]
+        confidence=row.confidence,
+        detector=row.detector,
+        fingerprint=row.fingerprint,
+        confirmed=row.confirmed,
+        corroborating=row.corroborating,
+    )
+
+
+def _verdict_reason(run: Run, findings: list[RunFinding], errored: int) -> str:
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
+    parts = []
+    if counts["critical"]:
+        # The same invented price in every reply is one issue: say how many distinct ones.
+        distinct = len({f.fingerprint for f in findings if f.severity == "critical"})
+        text = f"{counts['critical']} critical finding{'s' if counts['critical'] != 1 else ''}"
+        if distinct < counts["critical"]:
+            text += f" ({distinct} distinct)"
+        parts.append(text)
+    if run.budget_exhausted:
+        skipped = run.cases.filter(status=CaseStatus.SKIPPED_BUDGET).count()
+        parts.append(f"token budget exhausted ({skipped} case(s) skipped)")
+    if errored:
+        parts.append(f"{errored} case(s) errored")
+    if not parts and (counts["major"] or counts["minor"]):
+        parts.append(f"{counts['major']} major and {counts['minor']} minor findings, no critical")
+    return "; ".join(parts) or "no findings"
