@@ -5,7 +5,7 @@ downloaded).
 `contradiction_score(earlier, utterance)` compares the utterance with the speaker's earlier
 turns. Both are cut into clauses (sentences, split again at "but", "though", "because", ";",
 ", " ...). An utterance clause is *aligned* with an earlier clause when they share a content
-stem (function words, negations and a few filler words left out; `judge.groundedness.tokens`
+stem (function words, negations and a few filler words left out; `judge.support.tokens`
 and `stem` normalise the words). Each clause has a negation (not, never, n't, "I wish", "no
 longer" ...) and a stance: the sign of its positive minus negative opinion words (love, great /
 hate, boring ...), a negation in the three words before one flipping it. Optionally each
@@ -73,7 +73,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.groundedness import auroc, confusion, stem, tokens
+from judge.metrics import auroc, confusion
+from judge.support import stem, tokens
 
 DECISION_THRESHOLD = 0.5
 

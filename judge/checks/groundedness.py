@@ -5,7 +5,7 @@ requests, "not something we offer" and the assistant narrating its own actions a
 and leading framing such as "Here is what our information says:" is cut off) the check
 retrieves the TOP_PASSAGES best BM25 passages of the fixture (overlapping 4-line windows,
 index cached per fixture text) and scores each ";"-clause with
-`judge.groundedness.support_score` against them, with the customer's messages as history and
+`judge.support.support_score` against them, with the customer's messages as history and
 the assistant's own voice ("we", "our", "you", "costs", "takes" ...) ignored. A sentence is
 ungrounded when its weakest clause scores below UNGROUNDED_THRESHOLD (the threshold calibrated
 on response-level data by `qalab_calibrate --data`), or when it attaches a price, duration,
@@ -24,7 +24,8 @@ from rank_bm25 import BM25Okapi
 
 from generator.schemas import Manifest
 from judge.checks.base import Check
-from judge.groundedness import (
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
+from judge.support import (
     FUNCTION_WORDS,
     UNGROUNDED_THRESHOLD,
     Knowledge,
@@ -34,7 +35,6 @@ from judge.groundedness import (
     support_score,
     tokens,
 )
-from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import Sentence, spaced, split_sentences
 
 # Passages: windows of PASSAGE_LINES non-empty fixture lines, overlapping by half, so a fact

@@ -45,9 +45,9 @@ from judge.claims import (
 from judge.contradiction import Clause, Pair, assess, negation_near
 from judge.dialogue_acts import STOP, content_words
 from judge.facts import extract_facts, money_text
-from judge.groundedness import stem as word_stem
-from judge.groundedness import tokens
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Severity, Turn
+from judge.support import stem as word_stem
+from judge.support import tokens
 from judge.text import DAY_WORD, Sentence, quote_around, split_sentences, words
 
 # The later reply admits the change (seed 001 Decision 3, extended to a booking assistant).

@@ -15,12 +15,11 @@ from judge.checks.groundedness import (
     reply_sentences,
     score_replies,
 )
-from judge.groundedness import (
+from judge.metrics import auroc, confusion
+from judge.support import (
     COEFFICIENTS,
     UNGROUNDED_THRESHOLD,
-    auroc,
     baseline_support,
-    confusion,
     features,
     sentence_scores,
     support_score,
@@ -373,7 +372,7 @@ def test_each_labelled_example_holds(path: Path):
 
 
 def test_hedges_disclaimers_and_questions_back_are_not_evidence_of_invention():
-    from judge.groundedness import UNGROUNDED_THRESHOLD, support_score
+    from judge.support import UNGROUNDED_THRESHOLD, support_score
 
     knowledge = (
         "The Eiffel Tower is a wrought-iron lattice tower in Paris. It was designed by Gustave "

@@ -1,7 +1,7 @@
 """`manage.py qalab_calibrate [--task TASK] --data FILE [--json PATH] [--examples [DIR]]`.
 
 `--task groundedness` (the default) measures the groundedness scorer
-(`judge.groundedness.support_score`) on human-labelled data: one JSON object per line,
+(`judge.support.support_score`) on human-labelled data: one JSON object per line,
 `{"knowledge", "history", "response", "label"}` with label `grounded` or `ungrounded`.
 `ungrounded` is the positive class and `1 - support_score` its score. Prints N, AUROC, and
 balanced accuracy, precision, recall and F1 at `UNGROUNDED_THRESHOLD`, next to the word-overlap
@@ -40,13 +40,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge.contradiction import DecodeRecord, decode_record, evaluate
-from judge.groundedness import (
-    UNGROUNDED_THRESHOLD,
-    auroc,
-    baseline_support,
-    confusion,
-    support_score,
-)
+from judge.metrics import auroc, confusion
+from judge.support import UNGROUNDED_THRESHOLD, baseline_support, support_score
 
 LABELS = {"grounded": False, "ungrounded": True}
 _FIELDS = ("knowledge", "history", "response", "label")
