@@ -4,6 +4,7 @@ per-organization isolation and CSRF (query counts: tests/runs/test_review.py).""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from runs import services
-from runs.dispatch import InlineDispatcher
+from runs.inline import InlineDispatcher
 from runs.models import FindingTriage, PromotedFixture, Run, RunStatus
 from tests.factories import make_staff_user
 
@@ -59,7 +60,10 @@ def test_the_case_view_highlights_each_quoted_evidence_in_its_turn(admin_client,
     assert f'id="turn-{finding.turn_index}"' in page
     turn_html = page.split(f'id="turn-{finding.turn_index}"', 1)[1].split('class="qa-turn"', 1)[0]
     assert 'class="qa-evidence"' in turn_html
-    assert f'data-findings="{finding.pk}' in turn_html or f" {finding.pk}" in turn_html
+    cited_by = [
+        value.split() for value in re.findall(r'data-findings="([^"]*)"', turn_html)
+    ]  # each evidence mark lists the ids of the findings that cite it
+    assert any(str(finding.pk) in ids for ids in cited_by), cited_by
     assert quote.split()[0] in turn_html
     assert 'id="qa-fields"' in page and 'id="qa-fixture"' in page
     assert "Promote fixture" in page  # the admin holds every permission
