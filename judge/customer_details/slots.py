@@ -1,0 +1,152 @@
+"""What the customer said, slot by slot (name, phone, email, party, days, dates, times,
+codes, amounts, items chosen), the latest value of each kept; and what can be booked."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from generator.schemas import Manifest
+from judge.customer_details.days import (
+    calendar_dates,
+    day_name,
+    days_of_month,
+    kept_values,
+    role_days,
+    weekdays_in,
+)
+from judge.customer_details.names import NAME, NAME_INTRO, NOT_NAMES, RELATIVE, people_named
+from judge.customer_details.numbers import CODE, code_shape, party_counts, quantities
+from judge.dialogue_acts import questions
+from judge.facts import extract_facts, time_variants
+from judge.schemas import CaseTranscript
+from judge.text import split_sentences, words
+
+# "Balayage from $180", "The Vault: 2 to 5 players, 60 min", "Single lesson (60 min): £38": the
+# name before the price or duration of a KB entry is an item a customer can choose.
+_ITEM = re.compile(
+    r"^\s*[-*•]?\s*([A-Z0-9][\w'&/\- ]{1,40}?)\s*(?::|\s[-–—]\s|\(|\bfrom\b|[€$£]|\d)"
+)
+_NOT_ITEMS = frozenset(
+    words(
+        "hours opening address phone email contact location parking price prices cancellation "
+        "policy booking bookings note notes tel web website area service services open closed "
+        "mon tue wed thu fri sat sun monday tuesday wednesday thursday friday saturday sunday "
+        "all total stylists staff team deposit fee fees minimum"
+    )
+)
+_ENTRY = re.compile(r"\s[/|·]\s|;\s|,\s(?=[A-Z])|\n")
+
+
+def _item_words(name: str) -> frozenset[str]:
+    return frozenset(
+        w for w in words(name) if len(w) > 2 and w not in {"the", "and", "for", "with"}
+    )
+
+
+def catalog(case: CaseTranscript, manifest: Manifest) -> dict[str, frozenset[str]]:
+    """What a customer can book, by name: the manifest's services and the KB's item lines."""
+    names = [*(s.name for s in manifest.services), *_kb_items(case.fixture.text)]
+    items = {name: _item_words(name) for name in names}
+    return {name: w for name, w in items.items() if w}
+
+
+@functools.lru_cache(maxsize=64)
+def _kb_items(kb: str) -> tuple[str, ...]:
+    """The names of the KB's priced or timed item lines, read once per KB."""
+    names: list[str] = []
+    for part in _ENTRY.split(kb):
+        if not any(f.kind in ("money", "duration") for f in extract_facts(part)):
+            continue
+        # "Cuts: Women's cut $65" names a category and an item.
+        for candidate in (part, part.partition(": ")[2]):
+            m = _ITEM.match(candidate)
+            if m and m.group(1).split()[0].casefold() not in _NOT_ITEMS:
+                names.append(m.group(1).strip())
+    return tuple(names)
+
+
+def mentioned_items(text: str, items: dict[str, frozenset[str]]) -> list[str]:
+    """Items all of whose words the text uses; a longer name wins over one it contains."""
+    present = set(words(text))
+    found = [name for name, w in items.items() if w <= present]
+    return [n for n in found if not any(items[n] < items[o] for o in found)]
+
+
+@dataclass
+class Said:
+    """The customer's latest value per slot, with the turn and verbatim text it came from."""
+
+    values: dict[str, tuple[str, str, int]]
+
+    def put(self, slot: str, value: str, quote: str, turn: int) -> None:
+        self.values[slot] = (value, quote, turn)
+
+
+def customer_slots(text: str, turn: int, said: Said, items: dict[str, frozenset[str]]) -> None:
+    """Record in `said` the details the customer gives in `text` (their message of `turn`):
+    name, phone, email, party size, days, dates, times, codes, amounts, items chosen."""
+    for m in NAME.finditer(text):
+        first = m.group(1).split()[0]
+        if first.casefold() not in NOT_NAMES:
+            said.put("name", first.casefold(), m.group(1), turn)
+            if len(m.group(1).split()) > 1:
+                said.put("surname", m.group(1).split()[-1].casefold(), m.group(1), turn)
+    for m in RELATIVE.finditer(text):
+        said.put("other_name", m.group(1).casefold(), m.group(1), turn)
+    for person in people_named(text)[:1]:
+        said.put("person", person.casefold(), person, turn)
+    for fact in extract_facts(text):
+        if fact.kind == "money":
+            said.put(f"amount:{fact.value}", fact.value, text[fact.start : fact.end], turn)
+    for m in CODE.finditer(text):
+        said.put(f"code:{code_shape(m.group(0))}", m.group(0), m.group(0), turn)
+    for slot, numbers in quantities(text).items():
+        said.put(
+            slot, "|".join(str(n) for n in sorted(numbers)), next(iter(numbers.values())), turn
+        )
+    party = party_counts(text)
+    if party:
+        [(size, quote)] = list(party.items())[:1]
+        said.put("party", size, quote, turn)
+    intro = NAME_INTRO.match(text)
+    if intro:
+        said.put("name", intro.group(1).split()[0].casefold(), intro.group(1), turn)
+        said.put("surname", intro.group(1).split()[-1].casefold(), intro.group(1), turn)
+    for fact in extract_facts(text):
+        if fact.kind in ("phone", "email"):
+            said.put(fact.kind, fact.value, text[fact.start : fact.end], turn)
+        elif fact.kind == "time":
+            said.put(
+                "time", "|".join(sorted(time_variants(fact))), text[fact.start : fact.end], turn
+            )
+    # An item asked about ("is whitening covered?") is not an item chosen ("whitening please",
+    # "can I book a whitening?").
+    chosen = [
+        name
+        for sentence in split_sentences(text)
+        if not any(not q.request for q in questions(sentence.text))
+        for name in mentioned_items(sentence.text, items)
+    ]
+    if chosen:
+        said.put("item", "|".join(chosen), ", ".join(chosen), turn)
+    # Several days ("Friday 14th and Saturday 15th", "Tuesday or Wednesday") are held as a set:
+    # the bot may restate any of them, not another one.
+    for slot, found in (
+        ("day", {day_name(m.group(1)): m.group(0) for m in weekdays_in(text)}),
+        ("date", dict(calendar_dates(text))),
+        ("day_of_month", dict(days_of_month(text))),
+    ):
+        kept = kept_values(found, text)
+        if kept:
+            said.put(slot, "|".join(sorted(kept)), ", ".join(kept.values()), turn)
+    # "friday the 14th" after "15th June": the day of month said last replaces the full date.
+    for slot, other in (("date", "day_of_month"), ("day_of_month", "date")):
+        held, stale = said.values.get(slot), said.values.get(other)
+        if held and stale and held[2] == turn and stale[2] < turn:
+            del said.values[other]
+    # "party is saturday 14th. can i collect friday 13th?": the day of each event.
+    for clause in re.split(r"(?<=[.!?;])\s+|,\s+", text):
+        for role, day, quote in role_days(clause):
+            said.put(f"{role} day", day, quote, turn)
