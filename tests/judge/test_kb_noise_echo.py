@@ -6,8 +6,9 @@ import pytest
 
 from generator.fixtures import build_fixture
 from generator.schemas import PlantedNoise
-from judge.checks.kb_noise_echo import COMMON_WORDS, KbNoiseEcho
+from judge.checks.kb_noise_echo import KbNoiseEcho
 from judge.examples import DEFAULT_KB
+from judge.kb_noise.common_words import COMMON_WORDS
 from judge.schemas import CaseTranscript, Finding
 from qalab.llm import NullLedger, OfflineEngine
 from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
