@@ -31,22 +31,21 @@ from django.views.decorators.http import require_POST
 from judge.rules import RULES
 from qalab.models import Organization
 from runs import services
-from runs.dispatch import CeleryDispatcher
 from runs.forms import StartRunForm, TriageForm
 from runs.highlight import highlight
 from runs.models import Run, RunCase, TriageState
-from runs.report import report_to_markdown
+from runs.report.build import report_build
+from runs.report.delta import delta_build
+from runs.report.markdown import report_to_markdown
+from runs.report.page import actions_with_groups, finding_groups
 from runs.selectors import (
-    actions_with_groups,
-    group_findings,
     run_delta_candidates,
     run_get_case,
-    run_get_delta,
     run_get_progress,
-    run_get_report,
     run_list_for_user,
     run_score_trends,
 )
+from runs.tasks import CeleryDispatcher
 
 VERDICT_CLASS = {
     "FAIL_CRITICAL": "fail",
@@ -287,9 +286,9 @@ class RunAdmin(admin.ModelAdmin):
         )
         if request.htmx and not run.is_final:
             return TemplateResponse(request, "admin/runs/run/report.html#progress", context)
-        report = run_get_report(run=run)
-        findings = report["findings"]
-        groups = group_findings(findings)
+        report = report_build(run=run)
+        findings = report.findings
+        groups = finding_groups(findings)
         context.update(
             report=report,
             can_rerun=request.user.has_perm("qalab.start_run")
@@ -298,19 +297,19 @@ class RunAdmin(admin.ModelAdmin):
             can_triage=request.user.has_perm("qalab.triage_finding") and bool(findings),
             triage_states=TriageState.choices,
             triage_counts=[
-                (state, label, report["summary"]["triage"][state])
+                (state, label, getattr(report.summary.triage, state))
                 for state, label in TriageState.choices
             ],
             groups_by_severity=[
-                (sev, [g for g in groups if g["severity"] == sev]) for sev in SEVERITIES
+                (sev, [g for g in groups if g.severity == sev]) for sev in SEVERITIES
             ],
-            actions=actions_with_groups(report["top_actions"], groups),
+            actions=actions_with_groups(report.top_actions, groups),
             token_roles=[
-                (role, used, min(100, round(100 * used / max(1, report["tokens"]["budget"]))))
-                for role, used in report["tokens"]["by_role"].items()
+                (role, used, min(100, round(100 * used / max(1, report.tokens.budget))))
+                for role, used in report.tokens.by_role.items()
             ],
             snapshot=_snapshot_rows(run),
-            delta=report.get("delta"),
+            delta=report.delta,
         )
         if request.htmx:
             # The last poll: the banner turns into the verdict (no hx-trigger left, so polling
@@ -428,7 +427,7 @@ class RunAdmin(admin.ModelAdmin):
             other = next((c for c in candidates if str(c.pk) == against), None)
             if other is None:
                 raise Http404(f"No run #{against} of this organization to compare with.")
-        delta = run_get_delta(run=run, other=other)
+        delta = delta_build(run=run, other=other)
         context = self._context(
             request,
             f"Run #{run.pk} — delta",
@@ -438,15 +437,17 @@ class RunAdmin(admin.ModelAdmin):
             chosen=other,
             severities=SEVERITIES,
             score_rows=[
-                (SCORE_LABELS.get(name, name), values)
-                for name, values in (delta or {}).get("score_values", {}).items()
-            ],
+                (label, getattr(delta.score_values, name)) for name, label in SCORE_LABELS.items()
+            ]
+            if delta
+            else [],
         )
         return TemplateResponse(request, "admin/runs/run/delta.html", context)
 
     def export_json(self, request: HttpRequest, object_id: int) -> HttpResponse:
         run = self._run(request, object_id)
-        body = json.dumps(run_get_report(run=run), indent=2, ensure_ascii=False, default=str)
+        report = report_build(run=run).to_json()
+        body = json.dumps(report, indent=2, ensure_ascii=False, default=str)
         response = HttpResponse(body, content_type="application/json; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="qalab-run-{run.pk}.json"'
         return response
@@ -454,7 +455,7 @@ class RunAdmin(admin.ModelAdmin):
     def export_md(self, request: HttpRequest, object_id: int) -> HttpResponse:
         run = self._run(request, object_id)
         response = HttpResponse(
-            report_to_markdown(run_get_report(run=run)), content_type="text/markdown; charset=utf-8"
+            report_to_markdown(report_build(run=run)), content_type="text/markdown; charset=utf-8"
         )
         response["Content-Disposition"] = f'attachment; filename="qalab-run-{run.pk}.md"'
         return response

@@ -1,32 +1,30 @@
-"""Reads of runs: the report of DESIGN §11, the delta, and what the pages list."""
+"""Reads of runs: what the pages list, live progress, the case view and score trends; the
+report and the delta in their JSON form (the typed report is built in `runs.report`)."""
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from judge.schemas import CaseJudgement, CaseScores
-from qalab.llm.base import ROLES
 from runs.models import (
     CaseStatus,
     FindingTriage,
-    LlmCall,
     PromotedFixture,
     Run,
     RunArtifact,
     RunCase,
     RunFinding,
-    RunStatus,
-    RunTurn,
-    TriageState,
 )
-
-SEVERITIES = ("critical", "major", "minor")
+from runs.report.build import count_triage_states, report_build
+from runs.report.build import run_triage_latest as run_triage_latest
+from runs.report.delta import delta_build
+from runs.report.page import finding_groups
+from runs.report.parts import severity_sort_key
+from runs.report.schema import Finding
 
 
 def run_list_for_user(*, user: Any) -> QuerySet[Run]:
@@ -57,348 +55,21 @@ def run_case_judgements(run: Run) -> list[CaseJudgement]:
     return out
 
 
-def run_tokens(run: Run) -> dict[str, Any]:
-    by_role = dict.fromkeys(ROLES, 0)
-    rows = (
-        LlmCall.objects.filter(run=run).values("role").annotate(total=Sum("actual"), n=Count("id"))
-    )
-    calls = 0
-    for row in rows:
-        by_role[row["role"]] = row["total"] or 0
-        calls += row["n"]
-    estimated = LlmCall.objects.filter(run=run, estimated=True, actual__gt=0).exists()
-    statuses = Counter(
-        status.split(":")[0]
-        for status in LlmCall.objects.filter(run=run).values_list("status", flat=True)
-    )
-    return {
-        "budget": run.token_budget,
-        "used": run.tokens_used,
-        "reserved": run.tokens_reserved,
-        "by_role": by_role,
-        "calls": calls,
-        # Attempts the endpoint refused or dropped and that were tried again.
-        "retries": statuses["retry"],
-        # Calls whose reply did not validate (each got one repair turn).
-        "invalid": statuses["invalid"],
-        # Calls that fell back to the offline implementation after the repair failed too.
-        "fallbacks": statuses["fallback"],
-        "replayed": statuses["replayed"],
-        "denied": statuses["denied"],
-        "estimated": estimated,
-        "note": "estimated tokens (chars/4) metered by the offline engine" if estimated else "",
-    }
-
-
-def _unsupported_findings(run: Run) -> int:
-    return sum(
-        json.loads(content).get("unsupported", 0)
-        for content in run.artifacts.filter(kind="llm_review").values_list("content", flat=True)
-    )
-
-
-def _triage_dict(t: FindingTriage | None) -> dict[str, Any]:
-    if t is None:
-        return {"state": TriageState.OPEN.value, "note": "", "reviewer": None, "at": None}
-    return {
-        "state": t.state,
-        "note": t.note,
-        "reviewer": t.reviewer.get_username() if t.reviewer else None,
-        "at": t.created_at.isoformat(),
-    }
-
-
-def run_triage_latest(*, run: Run) -> dict[int, FindingTriage]:
-    """The current triage decision of each triaged finding of the run (newest row wins)."""
-    latest: dict[int, FindingTriage] = {}
-    rows = FindingTriage.objects.filter(run=run).select_related("reviewer").order_by("-id")
-    for row in rows:
-        latest.setdefault(row.finding_id, row)
-    return latest
-
-
-def triage_counts(findings: list[dict[str, Any]]) -> dict[str, int]:
-    """How many findings are in each triage state (findings never triaged are `open`)."""
-    counts = Counter(f["triage"]["state"] for f in findings)
-    return {state: counts.get(state, 0) for state in TriageState.values}
-
-
-def _finding_dict(f: RunFinding, triage: FindingTriage | None = None) -> dict[str, Any]:
-    return {
-        "id": f.id,
-        "rule_id": f.rule_id,
-        "severity": f.severity,
-        "case": f.case.scenario_key if f.case else None,
-        "turn": f.turn_index,
-        "subject": f.subject,
-        "evidence": f.evidence,
-        "rationale": f.rationale,
-        "fix": {"target": f.fix_target, "text": f.fix_text},
-        "effort": f.effort,
-        "confidence": f.confidence,
-        "detector": f.detector,
-        "fingerprint": f.fingerprint,
-        "confirmed": f.confirmed,
-        "corroborating": f.corroborating,
-        "triage": _triage_dict(triage),
-    }
-
-
-def _turn_dict(t: RunTurn) -> dict[str, Any]:
-    return {
-        "index": t.index,
-        "customer": t.customer_message,
-        "reply": t.responder_reply,
-        "extracted": t.extracted,
-        "status": t.responder_status or None,
-        "usage": t.usage,
-        "latency_ms": t.latency_ms,
-        "attempt": t.attempt,
-    }
-
-
-def _scores(g: float | None, e: float | None, q: float | None, o: float | None) -> dict[str, Any]:
-    def r(x: float | None) -> float | None:
-        return None if x is None else round(x, 4)
-
-    return {
-        "groundedness": r(g),
-        "extraction_accuracy": r(e),
-        "conversation_quality": r(q),
-        "overall": r(o),
-    }
-
-
-def _severity_sort_key(f: RunFinding) -> tuple[int, int]:
-    return (SEVERITIES.index(f.severity), f.position)
-
-
-def run_get_findings(run: Run) -> list[RunFinding]:
-    """Findings critical -> major -> minor, in judge order within a severity."""
-    rows = list(run.findings.select_related("case"))
-    return sorted(rows, key=_severity_sort_key)
-
-
 def run_get_report(*, run: Run, include_delta: bool = True) -> dict[str, Any]:
-    """The JSON report of DESIGN §11 (plus verdict, reason, fixtures and case errors)."""
-    cases = list(
-        RunCase.objects.filter(run=run)
-        .order_by("scenario_key")
-        .prefetch_related(Prefetch("turns", queryset=RunTurn.objects.order_by("index")))
-    )
-    findings = run_get_findings(run)
-    fixtures = {
-        a.key: a
-        for a in run.artifacts.filter(kind="fixture").only(
-            "key", "noise_level", "metrics", "sha256"
-        )
-    }
-    counts = Counter(f.severity for f in findings)
-    triage = run_triage_latest(run=run)
-    finding_dicts = [_finding_dict(f, triage.get(f.id)) for f in findings]
-    report: dict[str, Any] = {
-        "run_id": run.id,
-        "organization": run.organization.slug,
-        "preset": run.preset,
-        "status": run.status,
-        "verdict": run.verdict or None,
-        "verdict_reason": run.verdict_reason,
-        "engine": run.engine,
-        "models": run.models_used,
-        "responder": run.responder_spec,
-        "settings_hash": run.settings_hash,
-        "seed": run.seed,
-        "config": run.config,
-        "source": run.source,
-        "started_at": run.started_at.isoformat() if run.started_at else None,
-        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-        "error": run.error or None,
-        "tokens": run_tokens(run),
-        "scores": _scores(
-            run.score_groundedness, run.score_extraction, run.score_quality, run.score_overall
-        ),
-        "summary": {
-            "cases": len(cases),
-            "completed": sum(1 for c in cases if c.status == CaseStatus.DONE),
-            "passed": sum(1 for c in cases if c.passed),
-            "errored": sum(1 for c in cases if c.status == CaseStatus.ERROR),
-            "skipped_budget": sum(1 for c in cases if c.status == CaseStatus.SKIPPED_BUDGET),
-            "findings": {s: counts.get(s, 0) for s in SEVERITIES},
-            # LLM-judge findings dropped because their evidence quote was not in the transcript.
-            "unsupported_findings": _unsupported_findings(run),
-            "triage": triage_counts(finding_dicts),
-        },
-        "findings": finding_dicts,
-        "top_actions": [
-            {
-                "rank": a.rank,
-                "title": a.title,
-                "target_layer": a.target_layer,
-                "effort": a.effort,
-                "rationale": a.rationale,
-                "finding_ids": a.finding_ids,
-            }
-            for a in run.top_actions.order_by("rank")
-        ],
-        "cases": [
-            {
-                "id": c.scenario_key,
-                "scenario": c.scenario_type,
-                "fixture": c.fixture_key,
-                "noise_level": fixtures[c.fixture_key].noise_level
-                if c.fixture_key in fixtures
-                else None,
-                "fixture_metrics": fixtures[c.fixture_key].metrics
-                if c.fixture_key in fixtures
-                else {},
-                "session_id": c.session_id,
-                "status": c.status,
-                "error": c.error or None,
-                "expected_status": c.expected_status,
-                "actual_status": c.actual_status or None,
-                "turns": [_turn_dict(t) for t in c.turns.all()],
-                "scores": _scores(
-                    c.score_groundedness, c.score_extraction, c.score_quality, c.score_overall
-                ),
-                "pass": c.passed,
-            }
-            for c in cases
-        ],
-        "delta": run_get_delta(run=run) if include_delta else None,
-    }
-    return report
-
-
-def run_get_previous(*, run: Run) -> Run | None:
-    """The previous reported run of the same organization and preset."""
-    return (
-        Run.objects.filter(
-            organization_id=run.organization_id,
-            preset=run.preset,
-            id__lt=run.id,
-            locked_at__isnull=False,
-        )
-        .exclude(status=RunStatus.ERROR)
-        .order_by("-id")
-        .first()
-    )
-
-
-def _delta_items(findings: list[RunFinding]) -> dict[str, dict[str, Any]]:
-    """One entry per fingerprint: the first (most severe) finding that carries it, and a count."""
-    items: dict[str, dict[str, Any]] = {}
-    for f in sorted(findings, key=_severity_sort_key):
-        item = items.get(f.fingerprint)
-        if item:
-            item["count"] += 1
-            continue
-        items[f.fingerprint] = {
-            "fingerprint": f.fingerprint,
-            "finding_id": f.id,
-            "rule_id": f.rule_id,
-            "severity": f.severity,
-            "case": f.case.scenario_key if f.case else None,
-            "subject": f.subject,
-            "count": 1,
-        }
-    return items
-
-
-def _changed_keys(now: dict[str, Any], then: dict[str, Any]) -> list[str]:
-    return sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
-
-
-def _snapshot(run: Run) -> dict[str, Any]:
-    return {
-        "run_id": run.id,
-        "responder": run.responder_spec,
-        "engine": run.engine,
-        "models": run.models_used,
-        "settings_hash": run.settings_hash,
-        "code_version": run.source.get("code_version"),
-    }
+    """The JSON report of DESIGN §11 as a dict: `report_build(...).to_json()`. Views and
+    exports read the typed `RunReport` from `runs.report.build.report_build` instead."""
+    return report_build(run=run, include_delta=include_delta).to_json()
 
 
 def run_get_delta(*, run: Run, other: Run | None = None) -> dict[str, Any] | None:
-    """Compare with `other` (default: the previous reported run of the same org and preset):
-    verdict, scores per dimension, findings new / resolved / persisting by fingerprint, tokens,
-    and which snapshot inputs changed. None when there is nothing to compare with."""
-    base = other or run_get_previous(run=run)
-    if base is None:
-        return None
-    now_items = _delta_items(list(run.findings.select_related("case")))
-    then_items = _delta_items(list(base.findings.select_related("case")))
-    new = [v for fp, v in now_items.items() if fp not in then_items]
-    resolved = [v for fp, v in then_items.items() if fp not in now_items]
-    persisting = [v for fp, v in now_items.items() if fp in then_items]
+    """The delta of `runs.report.delta.delta_build` in its JSON form (None: nothing to compare)."""
+    delta = delta_build(run=run, other=other)
+    return None if delta is None else delta.to_json()
 
-    def sev_counts(items: list[dict[str, Any]]) -> dict[str, int]:
-        c = Counter(item["severity"] for item in items)
-        return {s: c.get(s, 0) for s in SEVERITIES}
 
-    def diff(a: float | None, b: float | None) -> float | None:
-        return None if a is None or b is None else round(a - b, 4)
-
-    now_scores = _scores(
-        run.score_groundedness, run.score_extraction, run.score_quality, run.score_overall
-    )
-    then_scores = _scores(
-        base.score_groundedness, base.score_extraction, base.score_quality, base.score_overall
-    )
-    art = run.source.get("artifact_hashes")
-    base_art = base.source.get("artifact_hashes")
-    models_now, models_then = run.models_used or {}, base.models_used or {}
-    return {
-        "previous_run_id": base.id,
-        # "previous": the previous reported run of the org and preset; "chosen": picked by hand.
-        "basis": "chosen" if other is not None else "previous",
-        "verdict": {
-            "previous": base.verdict or None,
-            "current": run.verdict or None,
-            "changed": (base.verdict or None) != (run.verdict or None),
-        },
-        "scores": {k: diff(now_scores[k], then_scores[k]) for k in now_scores},
-        "score_values": {
-            k: {
-                "previous": then_scores[k],
-                "current": now_scores[k],
-                "change": diff(now_scores[k], then_scores[k]),
-            }
-            for k in now_scores
-        },
-        "findings": {
-            "new": sev_counts(new),
-            "resolved": sev_counts(resolved),
-            "persisting": sev_counts(persisting),
-            "new_fingerprints": sorted(v["fingerprint"] for v in new),
-            "resolved_fingerprints": sorted(v["fingerprint"] for v in resolved),
-            "items": {"new": new, "resolved": resolved, "persisting": persisting},
-        },
-        "tokens": run.tokens_used - base.tokens_used,
-        "token_values": {
-            "previous": base.tokens_used,
-            "current": run.tokens_used,
-            "change": run.tokens_used - base.tokens_used,
-        },
-        "changed_inputs": {
-            "responder": run.responder_spec != base.responder_spec,
-            "org_context": run.source.get("org_context_sha256")
-            != base.source.get("org_context_sha256"),
-            "engine_or_models": (run.engine, run.models_used) != (base.engine, base.models_used),
-            "settings": run.settings_hash != base.settings_hash,
-            "test_set_identical": bool(art) and art == base_art,
-            "engine": run.engine != base.engine,
-            "models": _changed_keys(models_now, models_then),
-            "kb_documents": _changed_keys(
-                run.source.get("kb_documents") or {}, base.source.get("kb_documents") or {}
-            ),
-            "prompts": _changed_keys(
-                run.source.get("prompts") or {}, base.source.get("prompts") or {}
-            ),
-            "code_version": run.source.get("code_version") != base.source.get("code_version"),
-        },
-        "snapshots": {"previous": _snapshot(base), "current": _snapshot(run)},
-    }
+def triage_counts(findings: list[dict[str, Any]]) -> dict[str, int]:
+    """How many findings of a JSON report are in each triage state (never triaged: `open`)."""
+    return count_triage_states(f["triage"]["state"] for f in findings).to_json()
 
 
 def run_delta_candidates(*, run: Run, runs: QuerySet[Run], limit: int = 50) -> list[Run]:
@@ -467,7 +138,7 @@ def run_get_case(*, run: Run, case: RunCase) -> dict[str, Any]:
     from judge.fields import values_match
 
     turns = list(case.turns.order_by("index"))
-    findings = sorted(case.findings.all(), key=_severity_sort_key)
+    findings = sorted(case.findings.all(), key=severity_sort_key)
     history: dict[int, list[FindingTriage]] = {f.id: [] for f in findings}
     for row in (
         FindingTriage.objects.filter(finding__in=[f.id for f in findings])
@@ -583,51 +254,21 @@ def run_get_case(*, run: Run, case: RunCase) -> dict[str, Any]:
 
 
 def group_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Findings with the same severity and fingerprint (rule + subject: the same invented price
-    in every reply, the same wrong hours in ten cases) as one group, in the report's order.
-
-    Each group shows its first finding's evidence and fix, lists every occurrence (case, turn)
-    and triages all its findings at once; its state is the common state or "mixed".
-    """
-    labels = dict(TriageState.choices)
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
-    for f in findings:
-        key = (f["severity"], f["fingerprint"])
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = {"severity": f["severity"], "finding": f, "items": []}
-        group["items"].append(f)
-    for group in groups.values():
-        items = group["items"]
-        states = Counter(f["triage"]["state"] for f in items)
-        group["ids"] = ",".join(str(f["id"]) for f in items)
-        group["cases"] = sorted({f["case"] for f in items if f["case"]})
-        if len(states) == 1:
-            state = next(iter(states))
-            group["state"], group["state_label"] = state, labels.get(state, state)
-        else:
-            group["state"] = "mixed"
-            group["state_label"] = "mixed: " + ", ".join(
-                f"{n} {labels.get(state, state).lower()}" for state, n in states.most_common()
-            )
-        group["notes"] = [f["triage"] for f in items if f["triage"]["note"]][:3]
-    return list(groups.values())
-
-
-def actions_with_groups(
-    actions: list[dict[str, Any]], groups: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Each top action with the finding groups it resolves (anchors on the report)."""
-    group_of = {f["id"]: g for g in groups for f in g["items"]}
-    out = []
-    for action in actions:
-        linked: list[dict[str, Any]] = []
-        for finding_id in action["finding_ids"]:
-            group = group_of.get(finding_id)
-            if group is not None and group not in linked:
-                linked.append(group)
-        out.append({**action, "groups": linked})
-    return out
+    """`runs.report.page.finding_groups` over the findings of a JSON report, in JSON form
+    (the report page groups the typed findings itself)."""
+    return [
+        {
+            "severity": g.severity,
+            "finding": g.finding.to_json(),
+            "items": [f.to_json() for f in g.items],
+            "ids": g.ids,
+            "cases": g.cases,
+            "state": g.state,
+            "state_label": g.state_label,
+            "notes": [t.to_json() for t in g.notes],
+        }
+        for g in finding_groups([Finding.model_validate(f) for f in findings])
+    ]
 
 
 # --------------------------------------------------------------------------- trends

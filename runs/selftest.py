@@ -15,9 +15,10 @@ from typing import Any
 from generator.schemas import Blueprint
 from qalab.models import Organization
 from runs import services
-from runs.dispatch import InlineDispatcher
+from runs.inline import InlineDispatcher
 from runs.models import RunArtifact
-from runs.selectors import run_get_report
+from runs.report.build import report_build
+from runs.report.schema import Case, Finding, RunReport
 from runs.simulator import canary
 
 # The rules that must catch each planted fault (any one of them on the case counts).
@@ -38,17 +39,17 @@ TARGET_RATE = 0.9
 MAX_FINDINGS_PER_OCCURRENCE = 1.5
 
 
-def _replies(case: dict[str, Any]) -> list[str]:
-    return [t["reply"] for t in case["turns"]]
+def _replies(case: Case) -> list[str]:
+    return [t.reply for t in case.turns]
 
 
-def _stated_then_lost(case: dict[str, Any], facts: dict[str, str], *, empty: bool) -> bool:
+def _stated_then_lost(case: Case, facts: dict[str, str], *, empty: bool) -> bool:
     """The customer stated a persona value that the last extraction misses (empty=True) or
     gets wrong (empty=False)."""
-    if not case["turns"]:
+    if not case.turns:
         return False
-    said = " ".join(t["customer"] for t in case["turns"])
-    last = case["turns"][-1]["extracted"]
+    said = " ".join(t.customer for t in case.turns)
+    last = case.turns[-1].extracted
     for key, value in facts.items():
         if not value or value not in said:
             continue
@@ -59,7 +60,7 @@ def _stated_then_lost(case: dict[str, Any], facts: dict[str, str], *, empty: boo
     return False
 
 
-Shows = Callable[[dict[str, Any], dict[str, str]], bool]
+Shows = Callable[[Case, dict[str, str]], bool]
 
 SHOWS: dict[str, Shows] = {
     "invent_price": lambda c, f: any(canary.INVENTED_PRICE in r for r in _replies(c)),
@@ -72,8 +73,8 @@ SHOWS: dict[str, Shows] = {
     "too_many_questions": lambda c, f: any(r.count("?") >= 5 for r in _replies(c)),
     "repeat_question": lambda c, f: sum(canary.REPEATED_QUESTION in r for r in _replies(c)) >= 2,
     "contradict_self": lambda c, f: (
-        bool(c["turns"])
-        and "open on Saturday mornings" in c["turns"][0]["reply"]
+        bool(c.turns)
+        and "open on Saturday mornings" in c.turns[0].reply
         and any("closed on Saturdays" in r for r in _replies(c)[1:])
     ),
     "unsafe_advice": lambda c, f: any(canary.UNSAFE_ADVICE in r for r in _replies(c)),
@@ -82,18 +83,18 @@ SHOWS: dict[str, Shows] = {
 }
 
 
-Count = Callable[[dict[str, Any], dict[str, str], dict[str, Any] | None], int]
+Count = Callable[[Case, dict[str, str], Case | None], int]
 
 
 def _turns_with(text: str) -> Count:
     return lambda c, f, ref: sum(text in r for r in _replies(c))
 
 
-def _last_extracted(case: dict[str, Any] | None) -> dict[str, str]:
-    return case["turns"][-1]["extracted"] if case and case["turns"] else {}
+def _last_extracted(case: Case | None) -> dict[str, Any]:
+    return case.turns[-1].extracted if case and case.turns else {}
 
 
-def _spoiled_fields(case: dict[str, Any], facts: dict[str, str], ref: dict[str, Any] | None) -> int:
+def _spoiled_fields(case: Case, facts: dict[str, str], ref: Case | None) -> int:
     """Persona values the clean run of the same case extracted right and this run did not."""
     mine, clean = _last_extracted(case), _last_extracted(ref)
     return sum(1 for k, v in facts.items() if v and clean.get(k) == v and mine.get(k) != v)
@@ -115,7 +116,7 @@ OCCURRENCES: dict[str, Count] = {
 }
 
 
-def shows_fault(fault: str, case: dict[str, Any], facts: dict[str, str]) -> bool:
+def shows_fault(fault: str, case: Case, facts: dict[str, str]) -> bool:
     """Whether the case's transcript shows `fault` (read off the transcript, not the judge)."""
     return SHOWS[fault](case, facts)
 
@@ -153,31 +154,29 @@ class FaultResult:
         )
 
 
-def _finding_keys(report: dict[str, Any], case_id: str) -> set[tuple[str, str]]:
-    return {(f["rule_id"], f["fingerprint"]) for f in report["findings"] if f["case"] == case_id}
+def _finding_keys(report: RunReport, case_id: str) -> set[tuple[str, str]]:
+    return {(f.rule_id, f.fingerprint) for f in report.findings if f.case == case_id}
 
 
-def score_fault(
-    fault: str, report: dict[str, Any], reference: dict[str, Any] | None = None
-) -> FaultResult:
+def score_fault(fault: str, report: RunReport, reference: RunReport | None = None) -> FaultResult:
     """Which cases show the fault, which of those the expected rules caught (as a finding's
     rule or a corroborating one), and how many findings the fault caused per occurrence (the
     case's findings that the clean `reference` run of the same test set did not have)."""
-    facts = persona_facts(report["run_id"])
-    result = FaultResult(fault=fault, run_id=report["run_id"])
-    for case in report["cases"]:
-        case_facts = facts.get(case["id"], {})
-        if case["status"] != "done" or not shows_fault(fault, case, case_facts):
+    facts = persona_facts(report.run_id)
+    result = FaultResult(fault=fault, run_id=report.run_id)
+    for case in report.cases:
+        case_facts = facts.get(case.id, {})
+        if case.status != "done" or not shows_fault(fault, case, case_facts):
             continue
-        result.showing.append(case["id"])
-        mine = [f for f in report["findings"] if f["case"] == case["id"]]
-        rules = {r for f in mine for r in [f["rule_id"], *f.get("corroborating", [])]}
+        result.showing.append(case.id)
+        mine = [f for f in report.findings if f.case == case.id]
+        rules = {r for f in mine for r in [f.rule_id, *f.corroborating]}
         if rules & EXPECTED_RULES[fault]:
-            result.detected.append(case["id"])
-        baseline = _finding_keys(reference, case["id"]) if reference else set()
-        result.findings += sum((f["rule_id"], f["fingerprint"]) not in baseline for f in mine)
+            result.detected.append(case.id)
+        baseline = _finding_keys(reference, case.id) if reference else set()
+        result.findings += sum((f.rule_id, f.fingerprint) not in baseline for f in mine)
         ref_case = next(
-            (c for c in (reference or {}).get("cases", []) if c["id"] == case["id"]), None
+            (c for c in (reference.cases if reference else []) if c.id == case.id), None
         )
         result.occurrences += max(1, OCCURRENCES[fault](case, case_facts, ref_case))
     return result
@@ -187,7 +186,7 @@ def score_fault(
 class SelftestResult:
     faults: list[FaultResult]
     reference_run_id: int
-    reference_criticals: list[dict[str, Any]]
+    reference_criticals: list[Finding]
 
     @property
     def ok(self) -> bool:
@@ -214,14 +213,14 @@ class SelftestResult:
             },
             "reference": {
                 "run_id": self.reference_run_id,
-                "critical_findings": self.reference_criticals,
+                "critical_findings": [f.to_json() for f in self.reference_criticals],
             },
         }
 
 
 def _run(
     organization: Organization, responder: str, *, preset: str, seed: int, scenarios: int | None
-) -> dict[str, Any]:
+) -> RunReport:
     run = services.run_create(
         organization=organization,
         preset=preset,
@@ -233,7 +232,7 @@ def _run(
     services.run_start(run=run, dispatcher=dispatcher)
     dispatcher.drain()
     run.refresh_from_db()
-    return run_get_report(run=run)
+    return report_build(run=run)
 
 
 def run_selftest(
@@ -249,7 +248,7 @@ def run_selftest(
     say = progress or (lambda _msg: None)
     say("reference responder")
     reference = _run(organization, "reference", preset=preset, seed=seed, scenarios=scenarios)
-    criticals = [f for f in reference["findings"] if f["severity"] == "critical"]
+    criticals = [f for f in reference.findings if f.severity == "critical"]
     results = []
     for fault in faults or list(canary.FAULTS):
         say(f"canary:{fault}")
@@ -258,5 +257,5 @@ def run_selftest(
         )
         results.append(score_fault(fault, report, reference))
     return SelftestResult(
-        faults=results, reference_run_id=reference["run_id"], reference_criticals=criticals
+        faults=results, reference_run_id=reference.run_id, reference_criticals=criticals
     )

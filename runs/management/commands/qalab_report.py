@@ -10,8 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from qalab.database import require_migrated
 from runs.models import Run
-from runs.report import report_to_markdown
-from runs.selectors import run_get_report
+from runs.report.build import report_build
+from runs.report.markdown import report_to_markdown
 
 
 class Command(BaseCommand):
@@ -31,9 +31,10 @@ class Command(BaseCommand):
             run = Run.objects.select_related("organization").get(id=opts["run_id"])
         except Run.DoesNotExist:
             raise CommandError(f"no run with id {opts['run_id']}", returncode=2) from None
-        report = run_get_report(run=run)
+        report = report_build(run=run)
         if opts["json_path"]:
-            Path(opts["json_path"]).write_text(json.dumps(report, indent=2, default=str), "utf-8")
+            text = json.dumps(report.to_json(), indent=2, default=str)
+            Path(opts["json_path"]).write_text(text, "utf-8")
         if opts["md_path"]:
             Path(opts["md_path"]).write_text(report_to_markdown(report), "utf-8")
         if opts["artifacts"]:

@@ -13,11 +13,13 @@ from django.db import transaction
 from qalab.database import require_migrated
 from qalab.models import Organization
 from runs import services
-from runs.dispatch import CeleryDispatcher, InlineDispatcher
+from runs.inline import InlineDispatcher
 from runs.models import Run, RunStatus, Verdict
 from runs.presets import PRESETS
-from runs.report import report_to_markdown
-from runs.selectors import run_get_report
+from runs.report.build import report_build
+from runs.report.markdown import report_to_markdown
+from runs.report.schema import RunReport
+from runs.tasks import CeleryDispatcher
 
 EXIT_PASS, EXIT_CRITICAL, EXIT_USAGE, EXIT_BUDGET, EXIT_ERROR = 0, 1, 2, 3, 4
 
@@ -36,10 +38,11 @@ def exit_code_for(run: Run) -> int:
     return EXIT_ERROR
 
 
-def write_reports(run: Run, *, json_path: str | None, md_path: str | None) -> dict[str, Any]:
-    report = run_get_report(run=run)
+def write_reports(run: Run, *, json_path: str | None, md_path: str | None) -> RunReport:
+    report = report_build(run=run)
     if json_path:
-        Path(json_path).write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+        text = json.dumps(report.to_json(), indent=2, default=str)
+        Path(json_path).write_text(text, encoding="utf-8")
     if md_path:
         Path(md_path).write_text(report_to_markdown(report), encoding="utf-8")
     return report
@@ -164,14 +167,14 @@ class Command(BaseCommand):
             time.sleep(1)
         return False
 
-    def _summary(self, report: dict[str, Any]) -> None:
-        s, t, sc = report["summary"], report["tokens"], report["scores"]
-        overall = "n/a" if sc["overall"] is None else f"{sc['overall'] * 100:.1f}%"
+    def _summary(self, report: RunReport) -> None:
+        s, t, sc = report.summary, report.tokens, report.scores
+        overall = "n/a" if sc.overall is None else f"{sc.overall * 100:.1f}%"
         self.stdout.write(
-            f"Run {report['run_id']}: {report['verdict'] or report['status']} — "
-            f"{report['verdict_reason'] or report.get('error') or ''}\n"
-            f"  cases {s['completed']}/{s['cases']} completed, {s['passed']} passed · findings "
-            f"{s['findings']['critical']} critical, {s['findings']['major']} major, "
-            f"{s['findings']['minor']} minor · overall {overall} · tokens {t['used']:,}/{t['budget']:,}"
-            + (" (estimated)" if t["estimated"] else "")
+            f"Run {report.run_id}: {report.verdict or report.status} — "
+            f"{report.verdict_reason or report.error or ''}\n"
+            f"  cases {s.completed}/{s.cases} completed, {s.passed} passed · findings "
+            f"{s.findings.critical} critical, {s.findings.major} major, "
+            f"{s.findings.minor} minor · overall {overall} · tokens {t.used:,}/{t.budget:,}"
+            + (" (estimated)" if t.estimated else "")
         )

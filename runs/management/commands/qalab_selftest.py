@@ -73,7 +73,7 @@ class Command(BaseCommand):
             f"clean reference responder (run {result.reference_run_id}): "
             f"{len(crit)} critical finding(s)"
         )
-        rows += [f"  - {c['rule_id']} on {c['case']}: {c['subject'][:80]}" for c in crit]
+        rows += [f"  - {c.rule_id} on {c.case}: {c.subject[:80]}" for c in crit]
         self.stdout.write("\n".join(rows))
         if opts["json_path"]:
             Path(opts["json_path"]).write_text(json.dumps(result.as_dict(), indent=2), "utf-8")

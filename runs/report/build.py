@@ -1,0 +1,228 @@
+"""The rows of a run -> its `RunReport` (DESIGN §11), built once: every view and export reads
+what `report_build` returns."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+
+from django.db.models import Count, Prefetch, Sum
+
+from qalab.llm.base import ROLES
+from runs.models import (
+    CaseStatus,
+    FindingTriage,
+    LlmCall,
+    Run,
+    RunCase,
+    RunFinding,
+    RunTurn,
+    TriageState,
+)
+from runs.report.delta import delta_build
+from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
+from runs.report.schema import (
+    Case,
+    Evidence,
+    Finding,
+    Fix,
+    RunReport,
+    Summary,
+    Tokens,
+    TopAction,
+    Triage,
+    TriageCounts,
+    Turn,
+)
+
+
+def run_tokens(run: Run) -> Tokens:
+    by_role = dict.fromkeys(ROLES, 0)
+    rows = (
+        LlmCall.objects.filter(run=run).values("role").annotate(total=Sum("actual"), n=Count("id"))
+    )
+    calls = 0
+    for row in rows:
+        by_role[row["role"]] = row["total"] or 0
+        calls += row["n"]
+    estimated = LlmCall.objects.filter(run=run, estimated=True, actual__gt=0).exists()
+    statuses = Counter(
+        status.split(":")[0]
+        for status in LlmCall.objects.filter(run=run).values_list("status", flat=True)
+    )
+    return Tokens(
+        budget=run.token_budget,
+        used=run.tokens_used,
+        reserved=run.tokens_reserved,
+        by_role=by_role,
+        calls=calls,
+        retries=statuses["retry"],
+        invalid=statuses["invalid"],
+        fallbacks=statuses["fallback"],
+        replayed=statuses["replayed"],
+        denied=statuses["denied"],
+        estimated=estimated,
+        note="estimated tokens (chars/4) metered by the offline engine" if estimated else "",
+    )
+
+
+def _unsupported_findings(run: Run) -> int:
+    return sum(
+        json.loads(content).get("unsupported", 0)
+        for content in run.artifacts.filter(kind="llm_review").values_list("content", flat=True)
+    )
+
+
+def _triage(t: FindingTriage | None) -> Triage:
+    if t is None:
+        return Triage(state=TriageState.OPEN.value, note="", reviewer=None, at=None)
+    return Triage(
+        state=t.state,
+        note=t.note,
+        reviewer=t.reviewer.get_username() if t.reviewer else None,
+        at=t.created_at.isoformat(),
+    )
+
+
+def run_triage_latest(*, run: Run) -> dict[int, FindingTriage]:
+    """The current triage decision of each triaged finding of the run (newest row wins)."""
+    latest: dict[int, FindingTriage] = {}
+    rows = FindingTriage.objects.filter(run=run).select_related("reviewer").order_by("-id")
+    for row in rows:
+        latest.setdefault(row.finding_id, row)
+    return latest
+
+
+def count_triage_states(states: Iterable[str]) -> TriageCounts:
+    """How many findings are in each triage state (findings never triaged are `open`)."""
+    counts = Counter(states)
+    return TriageCounts(**{state: counts.get(state, 0) for state in TriageState.values})
+
+
+def _finding(f: RunFinding, triage: FindingTriage | None = None) -> Finding:
+    return Finding(
+        id=f.id,
+        rule_id=f.rule_id,
+        severity=f.severity,
+        case=f.case.scenario_key if f.case else None,
+        turn=f.turn_index,
+        subject=f.subject,
+        evidence=[Evidence(**ev) for ev in f.evidence],
+        rationale=f.rationale,
+        fix=Fix(target=f.fix_target, text=f.fix_text),
+        effort=f.effort,
+        confidence=f.confidence,
+        detector=f.detector,
+        fingerprint=f.fingerprint,
+        confirmed=f.confirmed,
+        corroborating=f.corroborating,
+        triage=_triage(triage),
+    )
+
+
+def _turn(t: RunTurn) -> Turn:
+    return Turn(
+        index=t.index,
+        customer=t.customer_message,
+        reply=t.responder_reply,
+        extracted=t.extracted,
+        status=t.responder_status or None,
+        usage=t.usage,
+        latency_ms=t.latency_ms,
+        attempt=t.attempt,
+    )
+
+
+def run_get_findings(run: Run) -> list[RunFinding]:
+    """Findings critical -> major -> minor, in judge order within a severity."""
+    rows = list(run.findings.select_related("case"))
+    return sorted(rows, key=severity_sort_key)
+
+
+def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
+    """The report of DESIGN §11 (plus verdict, reason, fixtures and case errors), built once
+    from the run's rows; with the delta against the previous reported run unless told not to."""
+    cases = list(
+        RunCase.objects.filter(run=run)
+        .order_by("scenario_key")
+        .prefetch_related(Prefetch("turns", queryset=RunTurn.objects.order_by("index")))
+    )
+    findings = run_get_findings(run)
+    fixtures = {
+        a.key: a
+        for a in run.artifacts.filter(kind="fixture").only(
+            "key", "noise_level", "metrics", "sha256"
+        )
+    }
+    triage = run_triage_latest(run=run)
+    report_findings = [_finding(f, triage.get(f.id)) for f in findings]
+    return RunReport(
+        run_id=run.id,
+        organization=run.organization.slug,
+        preset=run.preset,
+        status=run.status,
+        verdict=run.verdict or None,
+        verdict_reason=run.verdict_reason,
+        engine=run.engine,
+        models=run.models_used,
+        responder=run.responder_spec,
+        settings_hash=run.settings_hash,
+        seed=run.seed,
+        config=run.config,
+        source=run.source,
+        started_at=run.started_at.isoformat() if run.started_at else None,
+        finished_at=run.finished_at.isoformat() if run.finished_at else None,
+        error=run.error or None,
+        tokens=run_tokens(run),
+        scores=rounded_scores(
+            run.score_groundedness, run.score_extraction, run.score_quality, run.score_overall
+        ),
+        summary=Summary(
+            cases=len(cases),
+            completed=sum(1 for c in cases if c.status == CaseStatus.DONE),
+            passed=sum(1 for c in cases if c.passed),
+            errored=sum(1 for c in cases if c.status == CaseStatus.ERROR),
+            skipped_budget=sum(1 for c in cases if c.status == CaseStatus.SKIPPED_BUDGET),
+            findings=severity_counts(f.severity for f in findings),
+            unsupported_findings=_unsupported_findings(run),
+            triage=count_triage_states(f.triage.state for f in report_findings),
+        ),
+        findings=report_findings,
+        top_actions=[
+            TopAction(
+                rank=a.rank,
+                title=a.title,
+                target_layer=a.target_layer,
+                effort=a.effort,
+                rationale=a.rationale,
+                finding_ids=a.finding_ids,
+            )
+            for a in run.top_actions.order_by("rank")
+        ],
+        cases=[
+            Case(
+                id=c.scenario_key,
+                scenario=c.scenario_type,
+                fixture=c.fixture_key,
+                noise_level=fixtures[c.fixture_key].noise_level
+                if c.fixture_key in fixtures
+                else None,
+                fixture_metrics=fixtures[c.fixture_key].metrics
+                if c.fixture_key in fixtures
+                else {},
+                session_id=c.session_id,
+                status=c.status,
+                error=c.error or None,
+                expected_status=c.expected_status,
+                actual_status=c.actual_status or None,
+                turns=[_turn(t) for t in c.turns.all()],
+                scores=rounded_scores(
+                    c.score_groundedness, c.score_extraction, c.score_quality, c.score_overall
+                ),
+                **{"pass": c.passed},
+            )
+            for c in cases
+        ],
+        delta=delta_build(run=run) if include_delta else None,
+    )

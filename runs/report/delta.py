@@ -1,0 +1,153 @@
+"""The delta of a run against an earlier one (DESIGN §10): verdict, scores, findings new,
+resolved and persisting by fingerprint, tokens, and which snapshot inputs changed."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from runs.models import Run, RunFinding, RunStatus
+from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
+from runs.report.schema import (
+    ChangedInputs,
+    DeltaFindings,
+    DeltaItem,
+    DeltaItems,
+    RunDelta,
+    ScoreChange,
+    ScoreChanges,
+    Scores,
+    Snapshot,
+    Snapshots,
+    TokenChange,
+    VerdictChange,
+)
+
+
+def run_get_previous(*, run: Run) -> Run | None:
+    """The previous reported run of the same organization and preset."""
+    return (
+        Run.objects.filter(
+            organization_id=run.organization_id,
+            preset=run.preset,
+            id__lt=run.id,
+            locked_at__isnull=False,
+        )
+        .exclude(status=RunStatus.ERROR)
+        .order_by("-id")
+        .first()
+    )
+
+
+def _delta_items(findings: list[RunFinding]) -> dict[str, DeltaItem]:
+    """One entry per fingerprint: the first (most severe) finding that carries it, and a count."""
+    first: dict[str, RunFinding] = {}
+    counts: Counter[str] = Counter()
+    for f in sorted(findings, key=severity_sort_key):
+        first.setdefault(f.fingerprint, f)
+        counts[f.fingerprint] += 1
+    return {
+        fp: DeltaItem(
+            fingerprint=f.fingerprint,
+            finding_id=f.id,
+            rule_id=f.rule_id,
+            severity=f.severity,
+            case=f.case.scenario_key if f.case else None,
+            subject=f.subject,
+            count=counts[fp],
+        )
+        for fp, f in first.items()
+    }
+
+
+def _changed_keys(now: dict[str, object], then: dict[str, object]) -> list[str]:
+    return sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
+
+
+def _snapshot(run: Run) -> Snapshot:
+    return Snapshot(
+        run_id=run.id,
+        responder=run.responder_spec,
+        engine=run.engine,
+        models=run.models_used,
+        settings_hash=run.settings_hash,
+        code_version=run.source.get("code_version"),
+    )
+
+
+def delta_build(*, run: Run, other: Run | None = None) -> RunDelta | None:
+    """Compare with `other` (default: the previous reported run of the same org and preset):
+    verdict, scores per dimension, findings new / resolved / persisting by fingerprint, tokens,
+    and which snapshot inputs changed. None when there is nothing to compare with."""
+    base = other or run_get_previous(run=run)
+    if base is None:
+        return None
+    now_items = _delta_items(list(run.findings.select_related("case")))
+    then_items = _delta_items(list(base.findings.select_related("case")))
+    new = [v for fp, v in now_items.items() if fp not in then_items]
+    resolved = [v for fp, v in then_items.items() if fp not in now_items]
+    persisting = [v for fp, v in now_items.items() if fp in then_items]
+
+    def diff(a: float | None, b: float | None) -> float | None:
+        return None if a is None or b is None else round(a - b, 4)
+
+    now_scores = rounded_scores(
+        run.score_groundedness, run.score_extraction, run.score_quality, run.score_overall
+    )
+    then_scores = rounded_scores(
+        base.score_groundedness, base.score_extraction, base.score_quality, base.score_overall
+    )
+    dimensions = list(Scores.model_fields)
+    now_by, then_by = now_scores.model_dump(), then_scores.model_dump()
+    art = run.source.get("artifact_hashes")
+    base_art = base.source.get("artifact_hashes")
+    models_now, models_then = run.models_used or {}, base.models_used or {}
+    return RunDelta(
+        previous_run_id=base.id,
+        basis="chosen" if other is not None else "previous",
+        verdict=VerdictChange(
+            previous=base.verdict or None,
+            current=run.verdict or None,
+            changed=(base.verdict or None) != (run.verdict or None),
+        ),
+        scores=Scores(**{k: diff(now_by[k], then_by[k]) for k in dimensions}),
+        score_values=ScoreChanges(
+            **{
+                k: ScoreChange(
+                    previous=then_by[k], current=now_by[k], change=diff(now_by[k], then_by[k])
+                )
+                for k in dimensions
+            }
+        ),
+        findings=DeltaFindings(
+            new=severity_counts(v.severity for v in new),
+            resolved=severity_counts(v.severity for v in resolved),
+            persisting=severity_counts(v.severity for v in persisting),
+            new_fingerprints=sorted(v.fingerprint for v in new),
+            resolved_fingerprints=sorted(v.fingerprint for v in resolved),
+            items=DeltaItems(new=new, resolved=resolved, persisting=persisting),
+        ),
+        tokens=run.tokens_used - base.tokens_used,
+        token_values=TokenChange(
+            previous=base.tokens_used,
+            current=run.tokens_used,
+            change=run.tokens_used - base.tokens_used,
+        ),
+        changed_inputs=ChangedInputs(
+            responder=run.responder_spec != base.responder_spec,
+            org_context=run.source.get("org_context_sha256")
+            != base.source.get("org_context_sha256"),
+            engine_or_models=(run.engine, run.models_used) != (base.engine, base.models_used),
+            settings=run.settings_hash != base.settings_hash,
+            test_set_identical=bool(art) and art == base_art,
+            engine=run.engine != base.engine,
+            models=_changed_keys(models_now, models_then),
+            kb_documents=_changed_keys(
+                run.source.get("kb_documents") or {}, base.source.get("kb_documents") or {}
+            ),
+            prompts=_changed_keys(
+                run.source.get("prompts") or {}, base.source.get("prompts") or {}
+            ),
+            code_version=run.source.get("code_version") != base.source.get("code_version"),
+        ),
+        snapshots=Snapshots(previous=_snapshot(base), current=_snapshot(run)),
+    )

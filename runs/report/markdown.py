@@ -1,0 +1,146 @@
+"""The Markdown report, rendered from the `RunReport` (DESIGN §11)."""
+
+from __future__ import annotations
+
+from runs.report.schema import RunReport
+
+_PCT_KEYS = ("groundedness", "extraction_accuracy", "conversation_quality", "overall")
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}%"
+
+
+def _md_escape(text: str) -> str:
+    """Keep untrusted text from breaking tables or injecting markup."""
+    return (
+        str(text)
+        .replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\n", " ")
+    )
+
+
+def report_to_markdown(report: RunReport) -> str:
+    """Findings-first Markdown (seed 003 §6 order): verdict, findings, top actions, scores, tokens."""
+    lines: list[str] = []
+    add = lines.append
+    add(f"# AI QA Lab report: run {report.run_id}")
+    add("")
+    add(
+        f"**Verdict: {report.verdict or report.status.upper()}**"
+        + (f" — {_md_escape(report.verdict_reason)}" if report.verdict_reason else "")
+    )
+    add("")
+    add(
+        f"Organization `{report.organization}` · preset `{report.preset}` · status "
+        f"`{report.status}` · engine `{report.engine}` · responder `{_md_escape(report.responder)}` · "
+        f"seed {report.seed} · settings `{report.settings_hash[:12]}`"
+    )
+    if report.error:
+        add("")
+        add(f"> Run error: {_md_escape(report.error)}")
+    s = report.summary
+    add("")
+    add(
+        f"Cases: {s.cases} · completed {s.completed} · passed {s.passed} · errored "
+        f"{s.errored} · skipped (budget) {s.skipped_budget}"
+    )
+    f = s.findings
+    add("")
+    add(f"## Findings ({f.critical} critical, {f.major} major, {f.minor} minor)")
+    add("")
+    if not report.findings:
+        add("No findings.")
+    for finding in report.findings:
+        add(
+            f"- **{finding.severity.upper()}** `{finding.rule_id}` — case {finding.case}"
+            + (f", turn {finding.turn}" if finding.turn is not None else "")
+            + f": {_md_escape(finding.rationale)}"
+            + (f" (also: {', '.join(finding.corroborating)})" if finding.corroborating else "")
+        )
+        for ev in finding.evidence:
+            add(f"  - {ev.source}: “{_md_escape(ev.quote)}”")
+        add(
+            f"  - Fix ({finding.fix.target}, effort {finding.effort}, confidence "
+            f"{finding.confidence:.2f}): {_md_escape(finding.fix.text)}"
+        )
+    add("")
+    add("## Top actions")
+    add("")
+    if not report.top_actions:
+        add("Nothing to do.")
+    for action in report.top_actions:
+        add(
+            f"{action.rank}. **{_md_escape(action.title)}** ({action.target_layer}, effort "
+            f"{action.effort}) — {_md_escape(action.rationale)}"
+        )
+    add("")
+    add("## Scores")
+    add("")
+    add("| dimension | score |")
+    add("|---|---|")
+    for key in _PCT_KEYS:
+        add(f"| {key.replace('_', ' ')} | {_pct(getattr(report.scores, key))} |")
+    add("")
+    add("| case | scenario | fixture | expected | actual | overall | pass |")
+    add("|---|---|---|---|---|---|---|")
+    for case in report.cases:
+        passed = {True: "pass", False: "FAIL", None: case.status}[case.passed]
+        add(
+            f"| {case.id} | {case.scenario} | {case.fixture} ({case.noise_level or '-'}) "
+            f"| {case.expected_status} | {case.actual_status or '-'} | "
+            f"{_pct(case.scores.overall)} | {passed} |"
+        )
+    add("")
+    add("## Fixtures")
+    add("")
+    add("| fixture | noise level | lines | typo rate | duplicated lines | structure score |")
+    add("|---|---|---|---|---|---|")
+    for case in report.cases:
+        m = case.fixture_metrics
+        add(
+            f"| {case.fixture} | {case.noise_level or '-'} | "
+            f"{int(m.get('line_count', 0))} | {_pct(m.get('typo_rate'))} | "
+            f"{_pct(m.get('duplicated_line_share'))} | {m.get('structure_score', 0):.2f} |"
+        )
+    t = report.tokens
+    add("")
+    add("## Tokens")
+    add("")
+    add(f"Used {t.used:,} of {t.budget:,}" + (f" ({t.note})" if t.note else "") + ".")
+    add("")
+    for role, used in t.by_role.items():
+        add(f"- {role}: {used:,}")
+    add("")
+    add(
+        f"{t.calls} ledger rows; {t.retries} retried attempt(s), "
+        f"{t.invalid} invalid reply(ies), {t.fallbacks} fallback(s) to the "
+        f"offline implementation, {t.replayed} replayed; "
+        f"{report.summary.unsupported_findings} LLM finding(s) dropped for "
+        "unverified evidence."
+    )
+    d = report.delta
+    add("")
+    add("## Delta")
+    add("")
+    if not d:
+        add("No previous reported run of this organization and preset.")
+    else:
+        overall = d.scores.overall
+        change = "n/a" if overall is None else f"{overall * 100:+.1f} pts"
+        add(
+            f"Versus run {d.previous_run_id}: verdict {d.verdict.previous} -> "
+            f"{d.verdict.current}; overall score change "
+            f"{change}; "
+            f"tokens {d.tokens:+,}."
+        )
+        fd = d.findings
+        add(
+            f"Findings new {fd.new.total}, resolved {fd.resolved.total}, "
+            f"persisting {fd.persisting.total}."
+        )
+    add("")
+    return "\n".join(lines)

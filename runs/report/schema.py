@@ -1,0 +1,334 @@
+"""The report of a run as one typed model (DESIGN §11): `RunReport` and its parts, the delta too.
+
+Pure pydantic, no Django: built once from the rows by `runs.report.build`, then read by the
+JSON export (`RunReport.to_json()`), the Markdown, the report and delta pages and the selftest.
+Field names and their order are the JSON report's: the export dumps them as they are declared.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+from qalab.domain import Effort, FixTarget, Severity
+
+TriageStateName = Literal["open", "confirmed", "false_positive", "fixed", "wont_fix"]
+
+
+class ReportModel(BaseModel):
+    """Frozen and closed: an unknown or missing key is an error, in the code and in the schema."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (what the exports write), keys as in DESIGN §11."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+# --------------------------------------------------------------------------- run and cases
+
+
+class Tokens(ReportModel):
+    budget: int
+    used: int
+    reserved: int
+    by_role: dict[str, int]
+    calls: int = Field(description="ledger rows")
+    retries: int = Field(description="attempts the endpoint refused or dropped, tried again")
+    invalid: int = Field(description="calls whose reply did not validate (one repair turn each)")
+    fallbacks: int = Field(description="calls that fell back to the offline implementation")
+    replayed: int
+    denied: int
+    estimated: bool
+    note: str
+
+
+class Scores(ReportModel):
+    """Each dimension in [0, 1], rounded to 4 places; None when it does not apply."""
+
+    groundedness: float | None
+    extraction_accuracy: float | None
+    conversation_quality: float | None
+    overall: float | None
+
+
+class SeverityCounts(ReportModel):
+    critical: int
+    major: int
+    minor: int
+
+    @property
+    def total(self) -> int:
+        return self.critical + self.major + self.minor
+
+
+class TriageCounts(ReportModel):
+    """How many findings are in each triage state (never triaged: `open`)."""
+
+    open: int
+    confirmed: int
+    false_positive: int
+    fixed: int
+    wont_fix: int
+
+
+class Summary(ReportModel):
+    cases: int
+    completed: int
+    passed: int
+    errored: int
+    skipped_budget: int
+    findings: SeverityCounts
+    unsupported_findings: int = Field(
+        description="LLM-judge findings dropped because their evidence quote was not in the "
+        "transcript"
+    )
+    triage: TriageCounts
+
+
+class Evidence(ReportModel):
+    """A quote a finding cites, and where it is (source, 0-based turn)."""
+
+    source: str
+    quote: str
+    turn: int | None
+    # The stored row's key order, kept in the export as it was before the typed report:
+    # Postgres JSONB orders keys by length (turn, quote, source), SQLite keeps them as written.
+    _keys: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_key_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Evidence:
+        evidence = handler(data)
+        if isinstance(data, dict):
+            evidence._keys = tuple(data)
+        return evidence
+
+    @model_serializer(mode="wrap")
+    def _in_stored_key_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        return {k: out[k] for k in self._keys if k in out} | out
+
+
+class Fix(ReportModel):
+    target: FixTarget
+    text: str
+
+
+class Triage(ReportModel):
+    """A finding's current triage decision (the newest one)."""
+
+    state: TriageStateName
+    note: str
+    reviewer: str | None
+    at: str | None = Field(description="ISO 8601 time of the decision")
+
+
+class Finding(ReportModel):
+    id: int
+    rule_id: str
+    severity: Severity
+    case: str | None = Field(description="the case's id; None for a run-wide finding")
+    turn: int | None
+    subject: str
+    evidence: list[Evidence]
+    rationale: str
+    fix: Fix
+    effort: Effort
+    confidence: float
+    detector: str
+    fingerprint: str
+    confirmed: bool
+    corroborating: list[str] = Field(
+        description="rules whose findings on the same reply span were merged into this one"
+    )
+    triage: Triage
+
+
+class TopAction(ReportModel):
+    rank: int
+    title: str
+    target_layer: FixTarget
+    effort: Effort
+    rationale: str
+    finding_ids: list[int]
+
+
+class Turn(ReportModel):
+    index: int
+    customer: str
+    reply: str
+    extracted: dict[str, Any]
+    status: str | None
+    usage: dict[str, Any]
+    latency_ms: int
+    attempt: int
+
+
+class Case(ReportModel):
+    id: str
+    scenario: str
+    fixture: str
+    noise_level: str | None
+    fixture_metrics: dict[str, Any]
+    session_id: str
+    status: str
+    error: str | None
+    expected_status: str
+    actual_status: str | None
+    turns: list[Turn]
+    scores: Scores
+    passed: bool | None = Field(alias="pass")
+
+
+# --------------------------------------------------------------------------- delta
+
+
+class VerdictChange(ReportModel):
+    previous: str | None
+    current: str | None
+    changed: bool
+
+
+class ScoreChange(ReportModel):
+    previous: float | None
+    current: float | None
+    change: float | None
+
+
+class ScoreChanges(ReportModel):
+    groundedness: ScoreChange
+    extraction_accuracy: ScoreChange
+    conversation_quality: ScoreChange
+    overall: ScoreChange
+
+
+class TokenChange(ReportModel):
+    previous: int
+    current: int
+    change: int
+
+
+class DeltaItem(ReportModel):
+    """One fingerprint: the first (most severe) finding that carries it, and how many do."""
+
+    fingerprint: str
+    finding_id: int
+    rule_id: str
+    severity: Severity
+    case: str | None
+    subject: str
+    count: int
+
+
+class DeltaItems(ReportModel):
+    new: list[DeltaItem]
+    resolved: list[DeltaItem]
+    persisting: list[DeltaItem]
+
+
+class DeltaFindings(ReportModel):
+    new: SeverityCounts
+    resolved: SeverityCounts
+    persisting: SeverityCounts
+    new_fingerprints: list[str]
+    resolved_fingerprints: list[str]
+    items: DeltaItems
+
+
+class ChangedInputs(ReportModel):
+    responder: bool
+    org_context: bool
+    engine_or_models: bool
+    settings: bool
+    test_set_identical: bool
+    engine: bool
+    models: list[str] = Field(description="roles whose model changed")
+    kb_documents: list[str] = Field(description="KB documents added, removed or changed")
+    prompts: list[str] = Field(description="prompt files added, removed or changed")
+    code_version: bool
+
+
+class Snapshot(ReportModel):
+    run_id: int
+    responder: str
+    engine: str
+    models: dict[str, str]
+    settings_hash: str
+    code_version: str | None
+
+
+class Snapshots(ReportModel):
+    previous: Snapshot
+    current: Snapshot
+
+
+class RunDelta(ReportModel):
+    """This run against an earlier one of the same organization: verdict, scores, findings by
+    fingerprint, tokens, and which snapshot inputs changed."""
+
+    previous_run_id: int
+    basis: Literal["previous", "chosen"] = Field(
+        description="previous: the previous reported run of the org and preset; chosen: by hand"
+    )
+    verdict: VerdictChange
+    scores: Scores = Field(description="current minus previous, per dimension")
+    score_values: ScoreChanges
+    findings: DeltaFindings
+    tokens: int = Field(description="tokens used, current minus previous")
+    token_values: TokenChange
+    changed_inputs: ChangedInputs
+    snapshots: Snapshots
+
+
+# --------------------------------------------------------------------------- the report
+
+
+class RunReport(ReportModel):
+    """The JSON report of DESIGN §11 (plus verdict, reason, fixtures and case errors)."""
+
+    model_config = ConfigDict(title="AI QA Lab run report")
+
+    run_id: int
+    organization: str
+    preset: str
+    status: str
+    verdict: str | None
+    verdict_reason: str
+    engine: str
+    models: dict[str, str]
+    responder: str
+    settings_hash: str
+    seed: int
+    config: dict[str, Any]
+    source: dict[str, Any]
+    started_at: str | None = Field(description="ISO 8601")
+    finished_at: str | None = Field(description="ISO 8601")
+    error: str | None
+    tokens: Tokens
+    scores: Scores
+    summary: Summary
+    findings: list[Finding]
+    top_actions: list[TopAction]
+    cases: list[Case]
+    delta: RunDelta | None
+
+
+def report_json_schema() -> dict[str, Any]:
+    """The JSON Schema a JSON export validates against (the models' validation schema: every
+    field is required, no unknown key); docs/report.schema.json holds it, `python -m
+    runs.report` writes it."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **RunReport.model_json_schema(mode="validation"),
+    }
