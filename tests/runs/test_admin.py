@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from runs import services
-from runs.dispatch import InlineDispatcher
+from runs.inline import InlineDispatcher
 from runs.models import Run
 from tests.factories import make_staff_user
 
