@@ -1,29 +1,20 @@
-"""Critical facts of an org and pure helpers to find them again in noisy text (reusable by judge)."""
+"""Critical facts of an org and how to find them again in noisy text, read with the shared
+money, clock and phone readers (the judge reads the same values the same way)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Literal
 
+from generator.facts.clock import clock_times, extract_times
+from generator.facts.money import extract_money, money_text
+from generator.facts.phone import PHONE_RE, phone_digits
+from generator.facts.spans import mask_spans
 from generator.schemas import OrgContext
 
 FactKind = Literal["money", "time", "phone", "email", "number"]
 
-CURRENCY_SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£"}
-CURRENCY_WORDS = {"€": "EUR", "euro": "EUR", "euros": "EUR", "$": "USD", "£": "GBP"}
-
-_AMOUNT = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{2})?|\d+(?:[.,]\d{2})?"
-# Only real currency codes: an upper-cased heading word ("AND 30") must not read as money.
-_CODE = r"(?:EUR|USD|GBP|CHF|SEK|NOK|DKK|PLN|CZK|HUF|AUD|CAD|NZD)"
-MONEY_RE = re.compile(
-    rf"(?P<pre>€|\$|£|\b{_CODE}\b)\s?(?P<a1>{_AMOUNT})(?![\d])"
-    rf"|(?<![\d.,])(?P<a2>{_AMOUNT})\s?(?P<post>€|\$|£|\b{_CODE}\b|\beuros?\b)",
-)
-# 24-hour times written with ':' or '.', hour with or without its leading zero.
-TIME_RE = re.compile(r"(?<![\d.,:])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d]|[.,:]\d)")
-PHONE_RE = re.compile(r"(?<![\w+])\+?\d[\d \t().-]{5,18}\d(?![\w])")
 EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 INT_RE = re.compile(r"(?<![\d.,:])\d+(?![\d]|[.,:]\d)")
 
@@ -43,74 +34,12 @@ class Fact:
     anchor: str = ""
 
 
-def parse_amount(raw: str) -> Decimal | None:
-    """'1,200.50' / '1.200,50' / '80,00' / '80' -> Decimal; a 1-2 digit tail is the decimal part."""
-    parts = re.split(r"[.,]", raw)
-    if len(parts) > 1 and len(parts[-1]) in (1, 2):
-        number = "".join(parts[:-1]) + "." + parts[-1]
-    else:
-        number = "".join(parts)
-    try:
-        return Decimal(number)
-    except InvalidOperation:
-        return None
-
-
-def money_text(amount: Decimal) -> str:
-    """Canonical amount text: 80.00 -> '80', 12.5 -> '12.50'."""
-    if amount == amount.to_integral_value():
-        return str(int(amount))
-    return f"{amount.quantize(Decimal('0.01'))}"
-
-
-def normalize_money(text: str) -> Decimal | None:
-    """The amount of one money mention in any common shape ('80 EUR', '€80', '80,00 €'), or None."""
-    match = MONEY_RE.search(text)
-    if match is None:
-        return None
-    return parse_amount(match.group("a1") or match.group("a2"))
-
-
-def extract_money(text: str) -> list[tuple[Decimal, int, int]]:
-    """Every money mention as (amount, start, end)."""
-    out = []
-    for m in MONEY_RE.finditer(text):
-        amount = parse_amount(m.group("a1") or m.group("a2"))
-        if amount is not None:
-            out.append((amount, m.start(), m.end()))
-    return out
-
-
-def _mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
-    chars = list(text)
-    for start, end in spans:
-        chars[start:end] = " " * (end - start)
-    return "".join(chars)
-
-
-def normalize_time(text: str) -> str | None:
-    """'8.30' / '08:30' -> '08:30'; None when `text` holds no 24-hour time."""
-    match = TIME_RE.search(text)
-    return f"{int(match.group(1)):02d}:{match.group(2)}" if match else None
-
-
-def extract_times(text: str) -> list[str]:
-    """Every 24-hour time as 'HH:MM', ignoring amounts such as '12.50 EUR'."""
-    masked = _mask_spans(text, [(s, e) for _, s, e in extract_money(text)])
-    return [f"{int(m.group(1)):02d}:{m.group(2)}" for m in TIME_RE.finditer(masked)]
-
-
-def phone_digits(raw: str) -> str:
-    """Digits only, without leading '+'/'00' prefixes: '+353 1 555 0142' -> '35315550142'."""
-    return re.sub(r"\D", "", raw).lstrip("0")
-
-
 def _mask_non_phones(text: str) -> str:
     # Amounts, times and emails go first: "08.30  18.00" must not read as one phone number.
     spans = [(s, e) for _, s, e in extract_money(text)]
     spans += [m.span() for m in EMAIL_RE.finditer(text)]
-    masked = _mask_spans(text, spans)
-    return _mask_spans(masked, [m.span() for m in TIME_RE.finditer(masked)])
+    masked = mask_spans(text, spans)
+    return mask_spans(masked, [(s, e) for _, s, e in clock_times(masked)])
 
 
 def extract_phones(text: str) -> list[str]:
@@ -126,9 +55,9 @@ def extract_phones(text: str) -> list[str]:
 def extract_numbers(text: str) -> list[int]:
     """Standalone integers not part of a time, money amount, phone or email."""
     spans = [(s, e) for _, s, e in extract_money(text)]
-    spans += [m.span() for m in TIME_RE.finditer(text)]
+    spans += [(s, e) for _, s, e in clock_times(mask_spans(text, spans))]
     spans += [m.span() for m in EMAIL_RE.finditer(text)]
-    masked = _mask_spans(text, spans)
+    masked = mask_spans(text, spans)
     return [int(m.group(0)) for m in INT_RE.finditer(masked)]
 
 
@@ -143,7 +72,7 @@ def canonical_values(text: str) -> set[str]:
     values |= {f"email:{m.group(0).casefold()}" for m in EMAIL_RE.finditer(text)}
     values |= {f"phone:{p}" for p in extract_phones(text)}
     masked = _mask_non_phones(text)
-    masked = _mask_spans(masked, [m.span() for m in PHONE_RE.finditer(masked)])
+    masked = mask_spans(masked, [m.span() for m in PHONE_RE.finditer(masked)])
     values |= {f"int:{int(m.group(0))}" for m in INT_RE.finditer(masked)}
     return values
 
@@ -190,7 +119,7 @@ def policy_facts(text: str, *, label: str, source: str) -> list[Fact]:
     masked = _mask_non_phones(text)
     phones = [m for m in PHONE_RE.finditer(masked) if len(phone_digits(m.group(0))) >= 7]
     facts += [Fact("phone", phone_digits(m.group(0)), label, source) for m in phones]
-    phone_masked = _mask_spans(text, [m.span() for m in phones])
+    phone_masked = mask_spans(text, [m.span() for m in phones])
     facts += [Fact("number", str(n), label, source) for n in extract_numbers(phone_masked)]
     unique: dict[tuple[str, str], Fact] = {}
     for fact in facts:

@@ -1,0 +1,182 @@
+"""Read checkable facts (money, times, durations, percentages, phones, emails, URLs) out of
+text: `extract_facts`, built on the shared readers of `generator.facts` plus what only a reader
+of replies and sources needs (spoken values, masked dates, phone cues, bare KB decimals)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from generator.dates import spoken_number
+from generator.facts.clock import TIME_12H_RE, TIME_RE, time_12h, time_24h, time_value
+from generator.facts.duration import (
+    COMPOUND_DURATION_RE,
+    DURATION_RE,
+    compound_minutes,
+    duration_minutes,
+    unit_minutes,
+)
+from generator.facts.money import CURRENCY_SYMBOL, MONEY, money_of, money_text, parse_amount
+from generator.facts.phone import PHONE_RE, phone_digits
+from judge.spoken import (
+    SPOKEN_CURRENCY,
+    SPOKEN_DIGITS,
+    SPOKEN_DURATION,
+    SPOKEN_MINOR,
+    SPOKEN_MONEY,
+    spoken_digits,
+)
+
+FACT_KINDS = ("money", "time", "duration", "percent", "phone", "email", "url")
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_TLDS = r"(?:com|ie|org|net|eu|de|fr|es|it|nl|io|uk|co\.uk|info|biz)"
+_URL = re.compile(
+    r"(?:https?://|www\.)[^\s<>()\"']+"
+    rf"|(?<![\w@.-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.{_TLDS}\b(?:/[^\s<>()\"']*)?",
+    re.IGNORECASE,
+)
+# Dates are masked (never facts themselves) so "15.03.2026" is not read as a time or a phone.
+_DATE = re.compile(
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b"
+    # "14/3", "3/14": a day and a month either way round; "$60/60 min" is a rate, no date.
+    r"|(?<![$£€¥₹])\b(?:(?:[12]?\d|3[01])/(?:0?[1-9]|1[0-2])|(?:0?[1-9]|1[0-2])/(?:[12]?\d|3[01]))\b"
+)
+# "by 23.04.", "until 20.07." (day and month with a closing point, after a word that introduces
+# a date): a date, not the time 23:04.
+_DOTTED_DATE = re.compile(
+    r"\b(?:by|until|till|on|to|from|before|after|since|dated|due|expires?)\s+"
+    r"(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?!\d)",
+    re.IGNORECASE,
+)
+_PRICE_O = re.compile(rf"(?:{CURRENCY_SYMBOL})\d{{1,4}}O+(?![A-Za-z])")
+_BARE_DECIMAL = re.compile(r"(?<![\d.,])\d+[.,]\d{2}(?![\d])")
+_PERCENT = re.compile(r"(?<![\d.,])(\d+(?:[.,]\d+)?)\s?(?:%|per ?cent\b)", re.IGNORECASE)
+_PHONE_CUE = re.compile(r"\b(?:call|phone|tel|ring|mobile|whatsapp|text|contact|reach)", re.I)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One claim found in text; `value` is canonical, [start, end) its span in the text."""
+
+    kind: str
+    value: str
+    start: int
+    end: int
+    # A time written without am/pm and an hour <= 12 ("6:00") may mean either half of the day.
+    ambiguous_12h: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}:{self.value}"
+
+
+def url_host(value: str) -> str:
+    return value.split("/", 1)[0]
+
+
+def mask(chars: list[str], start: int, end: int) -> None:
+    """Blank out chars[start:end] in place, so a value read once is not read again."""
+    for i in range(start, end):
+        chars[i] = " "
+
+
+def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = False) -> list[Fact]:
+    """All facts in `text`, in order. `lenient` (for support sources) also reads bare '80.00'."""
+    facts: list[Fact] = []
+
+    # A scanned price list writes "£6O" for £60: read the letter O among a price's digits.
+    chars = list(_PRICE_O.sub(lambda m: m.group(0).replace("O", "0"), text))
+
+    def scan(pattern: re.Pattern[str]) -> Iterable[re.Match[str]]:
+        for match in list(pattern.finditer("".join(chars))):
+            mask(chars, match.start(), match.end())
+            yield match
+
+    for m in scan(_EMAIL):
+        facts.append(Fact("email", m.group(0).casefold(), m.start(), m.end()))
+    for m in scan(_URL):
+        raw = m.group(0).rstrip(".,;:!?)")
+        value = re.sub(r"^(?:https?://)?(?:www\.)?", "", raw.casefold()).rstrip("/")
+        facts.append(Fact("url", value, m.start(), m.start() + len(raw)))
+    for _ in scan(_DATE):
+        pass
+    for _ in scan(_DOTTED_DATE):
+        pass
+    for m in scan(SPOKEN_DIGITS):
+        digits = spoken_digits(m.group(0))
+        if 7 <= len(digits) <= 15:
+            facts.append(Fact("phone", phone_digits(digits), m.start(), m.end()))
+    for m in scan(MONEY):
+        money = money_of(m)
+        if money is not None:
+            amount, currency = money
+            facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
+    if lenient:
+        # Not masked: in a KB "8.30" may be a price or a time, so it supports both readings.
+        for m in _BARE_DECIMAL.finditer("".join(chars)):
+            amount = parse_amount(m.group(0))
+            if amount is not None:
+                value = f"{money_text(amount)} {default_currency}"
+                facts.append(Fact("money", value, m.start(), m.end()))
+    for m in scan(SPOKEN_MONEY):
+        whole = spoken_number(m.group("n"))
+        cents = spoken_number(m.group("cents")) if m.group("cents") else 0
+        if whole is not None and cents is not None and cents < 100:
+            amount = Decimal(whole) + Decimal(cents) / 100
+            unit = m.group("unit").casefold()
+            currency = SPOKEN_MINOR.get(unit) or SPOKEN_CURRENCY[unit[0]]
+            facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
+    for m in scan(SPOKEN_DURATION):
+        number = spoken_number(m.group("n"))
+        if number is not None:
+            minutes = Decimal(number) * unit_minutes(m.group("unit"))
+            facts.append(Fact("duration", money_text(minutes), m.start(), m.end()))
+    for m in scan(_PERCENT):
+        amount = parse_amount(m.group(1))
+        if amount is not None:
+            facts.append(Fact("percent", money_text(amount), m.start(), m.end()))
+    for m in scan(COMPOUND_DURATION_RE):
+        facts.append(Fact("duration", compound_minutes(m), m.start(), m.end()))
+    for m in scan(DURATION_RE):
+        minutes = duration_minutes(m)
+        if minutes is not None:
+            facts.append(Fact("duration", minutes, m.start(), m.end()))
+    for m in scan(TIME_12H_RE):
+        time = time_12h(m)
+        if time is not None:
+            facts.append(Fact("time", time, m.start(), m.end()))
+    for m in scan(TIME_RE):
+        ambiguous = 1 <= int(m.group(1)) <= 12
+        facts.append(Fact("time", time_24h(m), m.start(), m.end(), ambiguous))
+    for m in scan(PHONE_RE):
+        raw = m.group(0)
+        if not 7 <= len(re.sub(r"\D", "", raw)) <= 15:
+            continue
+        # A long number is a phone when it is dialled like one (+/0 prefix) or introduced as
+        # one; "booking reference 12345678" is not. Support sources take every reading.
+        dialled = raw[0] in "+0" or _PHONE_CUE.search(text[max(0, m.start() - 40) : m.start()])
+        if lenient or dialled:
+            facts.append(Fact("phone", phone_digits(raw), m.start(), m.end()))
+    return sorted(facts, key=lambda f: f.start)
+
+
+def time_variants(fact: Fact) -> set[str]:
+    """'06:00' written without am/pm also stands for '18:00'."""
+    variants = {fact.value}
+    if fact.ambiguous_12h:
+        hour, minute = fact.value.split(":")
+        variants.add(time_value((int(hour) + 12) % 24, int(minute)))
+    return variants
+
+
+_OCR_UNIT = re.compile(r"\b(\d+)\s?rn(ins?|inutes?)\b")
+
+
+def readable_text(text: str) -> str:
+    """Text as a reader takes it: HTML entities decoded ("&euro;42/day") and a scanner's "rn"
+    for "m" in a unit ("30 rninutes"). For reading values only: offsets differ from `text`."""
+    return _OCR_UNIT.sub(r"\1 m\2", html.unescape(text))
