@@ -41,7 +41,9 @@ _URL = re.compile(
 )
 # Dates are masked (never facts themselves) so "15.03.2026" is not read as a time or a phone.
 _DATE = re.compile(
-    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b"
+    # "2026-03-15", "15-03-26", but not inside a dashed phone number ("+33-1-23-45-67-89").
+    r"(?<![\d+]-)(?<!\+)\b(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4})\b(?!-\d)"
+    r"|\b\d{1,2}(?:[./]\d{1,2}[./-]|-\d{1,2}[./])\d{2,4}\b"
     # "14/3", "3/14": a day and a month either way round; "$60/60 min" is a rate, no date.
     r"|(?<![$£€¥₹])\b(?:(?:[12]?\d|3[01])/(?:0?[1-9]|1[0-2])|(?:0?[1-9]|1[0-2])/(?:[12]?\d|3[01]))\b"
 )

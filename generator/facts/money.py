@@ -22,8 +22,10 @@ MONEY = re.compile(
     # "R12.50", "R 5 000" (rand) and "Rs 450" (rupees) only with a capital R.
     rf"(?P<pre>{CURRENCY_SYMBOL}|\b(?:{CURRENCY_CODES}|Fr\.|kr\.?|(?-i:Rs)\.?|(?-i:R)(?=\s?\d(?:\d|[.,\s]\d)))(?![a-z]))"
     rf"\s?(?P<n1>{AMOUNT})"
-    # A symbol after the amount is euro style ("45 €", "45€"); "18 £10" is 18 then £10.
-    rf"|(?<![\d.,])(?P<n2>{AMOUNT})(?P<post>\s?€|[$£]|\s?(?:{CURRENCY_CODES}|euros?|dollars?|pounds?|"
+    # A symbol after the amount is euro style ("45 €", "45€", "45,00 $"); "18 £10" is 18 then
+    # £10.
+    rf"|(?<![\d.,])(?P<n2>{AMOUNT})(?P<post>\s?€|[$£]|\s[$£](?!\s?\d)|"
+    rf"\s?(?:{CURRENCY_CODES}|euros?|dollars?|pounds?|"
     r"francs?|kronor|krona|kroner|krone|kr|zł|rand|rupees?|quid|bucks|pence|"
     r"p(?=\s+(?:per|a|an|each)\b)|p(?=/)|"
     r"cents?)\b)",
