@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 EVERYDAY = 500
 
 # British and Irish spellings the (American) list lacks and that no regular rule of
-# `kb_noise_echo._spelling_variant` (colour, centre, organise, travelled ...) derives.
+# `judge.kb_noise.typos._spelling_variant` (colour, centre, organise, travelled ...) derives.
 _BRITISH_TEXT = """
     grey greys pyjamas kerb kerbs cheque cheques tyre tyres aluminium programme programmes
     catalogue catalogues manoeuvre plough draught draughts storey storeys whilst amongst learnt

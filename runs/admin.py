@@ -29,6 +29,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from judge.rules import RULES
+from qalab.domain import SEVERITIES, ArtifactKind
 from qalab.models import Organization
 from runs import services
 from runs.forms import StartRunForm, TriageForm
@@ -53,7 +54,6 @@ VERDICT_CLASS = {
     "PASS_WITH_FINDINGS": "warn",
     "PASS_CLEAN": "pass",
 }
-SEVERITIES = ("critical", "major", "minor")
 SCORE_LABELS = {
     "groundedness": "Groundedness",
     "extraction_accuracy": "Extraction accuracy",
@@ -293,7 +293,7 @@ class RunAdmin(admin.ModelAdmin):
             report=report,
             can_rerun=request.user.has_perm("qalab.start_run")
             and run.is_final
-            and run.artifacts.filter(kind="manifest").exists(),
+            and run.artifacts.filter(kind=ArtifactKind.MANIFEST).exists(),
             can_triage=request.user.has_perm("qalab.triage_finding") and bool(findings),
             triage_states=TriageState.choices,
             triage_counts=[

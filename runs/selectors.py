@@ -10,6 +10,8 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from judge.schemas import CaseJudgement, CaseScores
+from qalab.domain import ArtifactKind
+from runs.artifacts import MANIFEST_KEY, blueprint_of, fixture_of, manifest_of
 from runs.models import (
     CaseStatus,
     FindingTriage,
@@ -19,12 +21,8 @@ from runs.models import (
     RunCase,
     RunFinding,
 )
-from runs.report.build import count_triage_states, report_build
 from runs.report.build import run_triage_latest as run_triage_latest
-from runs.report.delta import delta_build
-from runs.report.page import finding_groups
 from runs.report.parts import severity_sort_key
-from runs.report.schema import Finding
 
 
 def run_list_for_user(*, user: Any) -> QuerySet[Run]:
@@ -53,23 +51,6 @@ def run_case_judgements(run: Run) -> list[CaseJudgement]:
             )
         )
     return out
-
-
-def run_get_report(*, run: Run, include_delta: bool = True) -> dict[str, Any]:
-    """The JSON report of DESIGN §11 as a dict: `report_build(...).to_json()`. Views and
-    exports read the typed `RunReport` from `runs.report.build.report_build` instead."""
-    return report_build(run=run, include_delta=include_delta).to_json()
-
-
-def run_get_delta(*, run: Run, other: Run | None = None) -> dict[str, Any] | None:
-    """The delta of `runs.report.delta.delta_build` in its JSON form (None: nothing to compare)."""
-    delta = delta_build(run=run, other=other)
-    return None if delta is None else delta.to_json()
-
-
-def triage_counts(findings: list[dict[str, Any]]) -> dict[str, int]:
-    """How many findings of a JSON report are in each triage state (never triaged: `open`)."""
-    return count_triage_states(f["triage"]["state"] for f in findings).to_json()
 
 
 def run_delta_candidates(*, run: Run, runs: QuerySet[Run], limit: int = 50) -> list[Run]:
@@ -134,7 +115,6 @@ def run_get_case(*, run: Run, case: RunCase) -> dict[str, Any]:
     """One case for the case view: turns with the quotes each finding cites in them, intake
     fields (persona value vs last extracted value), the fixture the responder saw, the case's
     findings with their triage history, and where the fixture was promoted, if it was."""
-    from generator.schemas import Blueprint, Fixture, Manifest
     from judge.fields import values_match
 
     turns = list(case.turns.order_by("index"))
@@ -149,17 +129,17 @@ def run_get_case(*, run: Run, case: RunCase) -> dict[str, Any]:
     artifacts = {
         (a.kind, a.key): a
         for a in RunArtifact.objects.filter(run=run).filter(
-            Q(kind="blueprint", key=case.scenario_key)
-            | Q(kind="fixture", key=case.fixture_key)
-            | Q(kind="manifest")
+            Q(kind=ArtifactKind.BLUEPRINT, key=case.scenario_key)
+            | Q(kind=ArtifactKind.FIXTURE, key=case.fixture_key)
+            | Q(kind=ArtifactKind.MANIFEST)
         )
     }
-    blueprint_row = artifacts.get(("blueprint", case.scenario_key))
-    fixture_row = artifacts.get(("fixture", case.fixture_key))
-    manifest_row = artifacts.get(("manifest", "manifest"))
-    blueprint = Blueprint.model_validate_json(blueprint_row.content) if blueprint_row else None
-    fixture = Fixture.model_validate_json(fixture_row.content) if fixture_row else None
-    manifest = Manifest.model_validate_json(manifest_row.content) if manifest_row else None
+    blueprint_row = artifacts.get((ArtifactKind.BLUEPRINT, case.scenario_key))
+    fixture_row = artifacts.get((ArtifactKind.FIXTURE, case.fixture_key))
+    manifest_row = artifacts.get((ArtifactKind.MANIFEST, MANIFEST_KEY))
+    blueprint = blueprint_of(blueprint_row) if blueprint_row else None
+    fixture = fixture_of(fixture_row) if fixture_row else None
+    manifest = manifest_of(manifest_row) if manifest_row else None
 
     # Quotes to mark: (turn index, "customer" | "reply") -> [(quote, finding id)].
     marks: dict[tuple[int | None, str], list[tuple[str, int]]] = {}
@@ -248,27 +228,6 @@ def run_get_case(*, run: Run, case: RunCase) -> dict[str, Any]:
         "fixture_marks": fixture_marks,
         "promotion": promotion,
     }
-
-
-# --------------------------------------------------------------------------- report page
-
-
-def group_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`runs.report.page.finding_groups` over the findings of a JSON report, in JSON form
-    (the report page groups the typed findings itself)."""
-    return [
-        {
-            "severity": g.severity,
-            "finding": g.finding.to_json(),
-            "items": [f.to_json() for f in g.items],
-            "ids": g.ids,
-            "cases": g.cases,
-            "state": g.state,
-            "state_label": g.state_label,
-            "notes": [t.to_json() for t in g.notes],
-        }
-        for g in finding_groups([Finding.model_validate(f) for f in findings])
-    ]
 
 
 # --------------------------------------------------------------------------- trends

@@ -12,11 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.schemas import Blueprint
 from qalab.models import Organization
 from runs import services
+from runs.artifacts import blueprint_facts
 from runs.inline import InlineDispatcher
-from runs.models import RunArtifact
 from runs.report.build import report_build
 from runs.report.schema import Case, Finding, RunReport
 from runs.simulator import canary
@@ -121,11 +120,6 @@ def shows_fault(fault: str, case: Case, facts: dict[str, str]) -> bool:
     return SHOWS[fault](case, facts)
 
 
-def persona_facts(run_id: int) -> dict[str, dict[str, str]]:
-    rows = RunArtifact.objects.filter(run_id=run_id, kind="blueprint")
-    return {r.key: Blueprint.model_validate_json(r.content).persona.facts for r in rows}
-
-
 @dataclass
 class FaultResult:
     fault: str
@@ -162,7 +156,7 @@ def score_fault(fault: str, report: RunReport, reference: RunReport | None = Non
     """Which cases show the fault, which of those the expected rules caught (as a finding's
     rule or a corroborating one), and how many findings the fault caused per occurrence (the
     case's findings that the clean `reference` run of the same test set did not have)."""
-    facts = persona_facts(report.run_id)
+    facts = blueprint_facts(report.run_id)
     result = FaultResult(fault=fault, run_id=report.run_id)
     for case in report.cases:
         case_facts = facts.get(case.id, {})

@@ -3,13 +3,14 @@ what `report_build` returns."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable
 
 from django.db.models import Count, Prefetch, Sum
 
+from qalab.domain import ArtifactKind
 from qalab.llm.base import ROLES
+from runs.artifacts import load_reviews
 from runs.models import (
     CaseStatus,
     FindingTriage,
@@ -68,10 +69,7 @@ def run_tokens(run: Run) -> Tokens:
 
 
 def _unsupported_findings(run: Run) -> int:
-    return sum(
-        json.loads(content).get("unsupported", 0)
-        for content in run.artifacts.filter(kind="llm_review").values_list("content", flat=True)
-    )
+    return sum(review.unsupported for review in load_reviews(run).values())
 
 
 def _triage(t: FindingTriage | None) -> Triage:
@@ -151,7 +149,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
     findings = run_get_findings(run)
     fixtures = {
         a.key: a
-        for a in run.artifacts.filter(kind="fixture").only(
+        for a in run.artifacts.filter(kind=ArtifactKind.FIXTURE).only(
             "key", "noise_level", "metrics", "sha256"
         )
     }

@@ -131,3 +131,18 @@ def add_findings(run: Run, n: int) -> None:
         )
         for i in range(n)
     )
+
+
+def report_json(run: Run, *, include_delta: bool = True) -> dict[str, Any]:
+    """The run's JSON report, as the exports write it."""
+    from runs.report.build import report_build
+
+    return report_build(run=run, include_delta=include_delta).to_json()
+
+
+def delta_json(run: Run, *, other: Run | None = None) -> dict[str, Any] | None:
+    """The run's delta in its JSON form (None: nothing to compare with)."""
+    from runs.report.delta import delta_build
+
+    delta = delta_build(run=run, other=other)
+    return None if delta is None else delta.to_json()

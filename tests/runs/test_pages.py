@@ -321,25 +321,26 @@ def test_the_runs_list_shows_a_score_trend_per_org_and_preset(admin_client, demo
 
 
 def test_repeated_findings_are_one_entry_triaged_together(admin_client, canary_run):
-    from runs.selectors import group_findings, run_get_report
+    from runs.report.build import report_build
+    from runs.report.page import finding_groups
 
-    findings = run_get_report(run=canary_run)["findings"]
-    groups = group_findings(findings)
-    assert sum(len(g["items"]) for g in groups) == len(findings)
+    findings = report_build(run=canary_run).findings
+    groups = finding_groups(findings)
+    assert sum(len(g.items) for g in groups) == len(findings)
     assert len(groups) < len(findings)  # the same invented price in every reply is one issue
-    big = max(groups, key=lambda g: len(g["items"]))
-    assert len({f["fingerprint"] for f in big["items"]}) == 1
+    big = max(groups, key=lambda g: len(g.items))
+    assert len({f.fingerprint for f in big.items}) == 1
     page = admin_client.get(_url("report", canary_run.pk)).content.decode()
     assert page.count('class="qa-finding ') == len(groups)
-    assert f'value="{big["ids"]}"' in page
-    for f in big["items"]:
-        assert f'id="occ-{f["id"]}"' in page
-    admin_client.post(_url("triage", canary_run.pk), {"finding": [big["ids"]], "state": "fixed"})
-    assert FindingTriage.objects.filter(state="fixed").count() == len(big["items"])
-    one = big["items"][0]["id"]
+    assert f'value="{big.ids}"' in page
+    for f in big.items:
+        assert f'id="occ-{f.id}"' in page
+    admin_client.post(_url("triage", canary_run.pk), {"finding": [big.ids], "state": "fixed"})
+    assert FindingTriage.objects.filter(state="fixed").count() == len(big.items)
+    one = big.items[0].id
     admin_client.post(_url("triage", canary_run.pk), {"finding": [one], "state": "confirmed"})
     page = admin_client.get(_url("report", canary_run.pk)).content.decode()
-    assert f"mixed: {len(big['items']) - 1} fixed, 1 confirmed" in page
+    assert f"mixed: {len(big.items) - 1} fixed, 1 confirmed" in page
 
 
 def test_the_verdict_reason_counts_distinct_critical_issues(admin_client, canary_run):

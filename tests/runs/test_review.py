@@ -28,17 +28,22 @@ from runs.models import (
     TriageState,
     Verdict,
 )
+from runs.report.build import count_triage_states
 from runs.selectors import (
     run_delta_candidates,
     run_get_case,
-    run_get_delta,
     run_get_progress,
-    run_get_report,
     run_triage_latest,
-    triage_counts,
 )
 from runs.services import generate, simulate
-from tests.runs.helpers import RecordingDispatcher, add_findings, generate_only, start_run
+from tests.runs.helpers import (
+    RecordingDispatcher,
+    add_findings,
+    delta_json,
+    generate_only,
+    report_json,
+    start_run,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +112,7 @@ def test_triage_is_append_only_and_the_newest_decision_wins_on_a_locked_run(
     assert set(latest) == {first}
     assert latest[first].id == row2.id
 
-    report = run_get_report(run=locked_run)
+    report = report_json(locked_run)
     triaged = _report_finding(report, first)["triage"]
     assert triaged["state"] == "false_positive"
     assert triaged["note"] == "KB says so"
@@ -129,7 +134,7 @@ def test_bulk_triage_and_the_counts_in_the_report_summary(
     alice, bob = reviewers
     ids = _ids(locked_run)
     total = len(ids)
-    assert run_get_report(run=locked_run)["summary"]["triage"] == {
+    assert report_json(locked_run)["summary"]["triage"] == {
         "open": total,
         "confirmed": 0,
         "false_positive": 0,
@@ -147,7 +152,7 @@ def test_bulk_triage_and_the_counts_in_the_report_summary(
     # Back to open is a decision too: it counts as open again.
     services.finding_triage(run=locked_run, finding_ids=[ids[2]], state="open", reviewer=bob)
 
-    report = run_get_report(run=locked_run)
+    report = report_json(locked_run)
     assert report["summary"]["triage"] == {
         "open": total - 3,
         "confirmed": 1,
@@ -156,7 +161,10 @@ def test_bulk_triage_and_the_counts_in_the_report_summary(
         "wont_fix": 1,
     }
     assert sum(report["summary"]["triage"].values()) == total
-    assert triage_counts(report["findings"]) == report["summary"]["triage"]
+    assert (
+        count_triage_states(f["triage"]["state"] for f in report["findings"]).to_json()
+        == report["summary"]["triage"]
+    )
     states = {f["id"]: f["triage"]["state"] for f in report["findings"]}
     assert (states[ids[0]], states[ids[1]], states[ids[2]], states[ids[3]]) == (
         "fixed",
@@ -348,9 +356,9 @@ def test_delta_against_the_previous_run_after_a_responder_change(
     delta_runs: tuple[Run, Run, Run],
 ) -> None:
     base, invent, _ = delta_runs
-    assert run_get_delta(run=base) is None  # nothing reported before it
+    assert delta_json(base) is None  # nothing reported before it
 
-    delta = run_get_delta(run=invent)
+    delta = delta_json(invent)
     assert delta is not None
     assert delta["previous_run_id"] == base.id and delta["basis"] == "previous"
 
@@ -417,8 +425,8 @@ def test_delta_against_the_previous_run_after_a_responder_change(
     assert delta["snapshots"]["current"]["responder"] == INVENT
 
     # The report carries the same delta.
-    assert run_get_report(run=invent)["delta"] == delta
-    assert run_get_report(run=invent, include_delta=False)["delta"] is None
+    assert report_json(invent)["delta"] == delta
+    assert report_json(invent, include_delta=False)["delta"] is None
 
 
 def test_delta_new_resolved_persisting_and_a_chosen_run(
@@ -429,7 +437,7 @@ def test_delta_new_resolved_persisting_and_a_chosen_run(
     assert garbled, "wrong_extraction must add a finding of its own"
     assert set(_items(invent)) <= set(_items(both))
 
-    delta = run_get_delta(run=both)
+    delta = delta_json(both)
     assert delta is not None and delta["previous_run_id"] == invent.id
     assert set(delta["findings"]["new_fingerprints"]) == garbled
     assert delta["findings"]["resolved_fingerprints"] == []
@@ -441,7 +449,7 @@ def test_delta_new_resolved_persisting_and_a_chosen_run(
     assert delta["tokens"] == both.tokens_used - invent.tokens_used
 
     # Compared by hand with the older, narrower canary run: what it had is resolved.
-    back = run_get_delta(run=invent, other=both)
+    back = delta_json(invent, other=both)
     assert back is not None
     assert back["basis"] == "chosen" and back["previous_run_id"] == both.id
     assert set(back["findings"]["resolved_fingerprints"]) == garbled
@@ -451,7 +459,7 @@ def test_delta_new_resolved_persisting_and_a_chosen_run(
 
     # And with the clean reference run: all findings new, the same test set, the same settings
     # except the responder.
-    chosen = run_get_delta(run=both, other=base)
+    chosen = delta_json(both, other=base)
     assert chosen is not None and chosen["basis"] == "chosen"
     assert chosen["previous_run_id"] == base.id
     assert set(chosen["findings"]["new_fingerprints"]) == set(_items(both)) - set(_items(base))
@@ -461,7 +469,7 @@ def test_delta_new_resolved_persisting_and_a_chosen_run(
 def test_delta_of_a_freshly_generated_test_set_is_not_identical(demo_org: Organization) -> None:
     first = start_run(demo_org, scenarios=1, seed=18)
     second = start_run(demo_org, scenarios=1, seed=19)
-    delta = run_get_delta(run=second)
+    delta = delta_json(second)
     assert delta is not None and delta["previous_run_id"] == first.id
     assert delta["changed_inputs"]["test_set_identical"] is False
     assert delta["changed_inputs"]["responder"] is False
@@ -493,9 +501,7 @@ def test_delta_candidates_are_the_orgs_reported_runs_newest_first(
         both.id
     ]
     # A candidate (loaded with few fields) compares like the full row.
-    assert run_get_delta(run=invent, other=got[0]) == run_get_delta(
-        run=invent, other=Run.objects.get(id=both.id)
-    )
+    assert delta_json(invent, other=got[0]) == delta_json(invent, other=Run.objects.get(id=both.id))
     # Only runs the caller may see (the queryset it passes).
     assert run_delta_candidates(run=invent, runs=Run.objects.exclude(id=both.id)) == [base]
     assert run_delta_candidates(run=invent, runs=Run.objects.none()) == []
@@ -676,10 +682,10 @@ def test_report_query_count_does_not_grow_with_findings(
 
     small = Run.objects.get(id=small.id)
     big = Run.objects.get(id=big.id)
-    small_queries = _count_queries(lambda: run_get_report(run=small))
+    small_queries = _count_queries(lambda: report_json(small))
     big = Run.objects.get(id=big.id)
     with django_assert_max_num_queries(small_queries):
-        report = run_get_report(run=big)
+        report = report_json(big)
     assert len(report["findings"]) == big.findings.count()
     assert report["delta"] is not None
     assert sum(report["summary"]["triage"].values()) == len(report["findings"])

@@ -35,11 +35,11 @@ def test_selftest_detects_every_canary_and_clears_the_reference(demo_org, tmp_pa
 
 def test_the_top_action_of_a_run_with_a_critical_is_about_it(demo_org):
     from runs.models import Run
-    from runs.selectors import run_get_report
+    from tests.runs.helpers import report_json
 
     call_command("qalab_selftest", "--seed", "3", "--fault", "unsafe_advice")
     run = Run.objects.filter(responder_spec="canary:unsafe_advice").latest("id")
-    report = run_get_report(run=run)
+    report = report_json(run)
     criticals = [f for f in report["findings"] if f["severity"] == "critical"]
     assert criticals, "the unsafe advice canary must raise a critical"
     first = report["top_actions"][0]
