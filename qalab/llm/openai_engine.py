@@ -1,26 +1,23 @@
 """The `openai` engine: any OpenAI-compatible chat-completions server through the official SDK.
 
 One retry layer (ours; the SDK's is off), every HTTP attempt metered as one ledger row, and a
-structured-output ladder that never lets an invalid reply become a result (DESIGN §6).
+structured-output ladder that never lets an invalid reply become a result (DESIGN §6). Reading
+a reply as a validated object lives in `qalab.llm.structured`, record & replay in
+`qalab.llm.replay`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
-import os
-import re
-import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 import openai
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from qalab.llm.base import (
     Ledger,
@@ -31,11 +28,21 @@ from qalab.llm.base import (
     Role,
     Usage,
 )
+from qalab.llm.replay import Reply, load_reply, replay_key, store_reply
+from qalab.llm.structured import (
+    JSON_MODES,
+    REPAIR_INSTRUCTION,
+    JsonMode,
+    canonical_json,
+    prepare_messages,
+    request_options,
+    schema_name,
+    truncate,
+    validate_reply,
+)
 
 logger = logging.getLogger("qalab.llm.openai")
 
-JsonMode = Literal["json_schema", "json_object", "text"]
-JSON_MODES: tuple[str, ...] = get_args(JsonMode)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 # Conservative prompt estimate: one token per 3 characters plus framing per message, so the
@@ -46,106 +53,12 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 RETRY_AFTER_MAX_SECONDS = 120.0
-MAX_ERROR_TEXT = 2000
-SCHEMA_INSTRUCTION = "Reply with one JSON object that validates against this JSON schema: "
-REPAIR_INSTRUCTION = (
-    "Your previous reply is not valid: {errors}\n"
-    "Reply with only the corrected JSON object: no prose, no code fences."
-)
 
 
 def prompt_estimate(messages: list[Message], extra_text: str = "") -> int:
     """Conservative prompt tokens: ceil(chars / 3) + 8 per message (+ `extra_text`)."""
     chars = sum(len(m.get("content") or "") for m in messages) + len(extra_text)
     return math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_FRAMING_TOKENS * len(messages)
-
-
-def schema_name(role: Role, output: type[BaseModel]) -> str:
-    """`<role>_<Model>`, limited to what OpenAI accepts as a schema name ([A-Za-z0-9_-]{1,64})."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{role}_{output.__name__}")[:64]
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def extract_json_object(text: str) -> Any:
-    """The first balanced `{...}` in `text` that parses as JSON; ValueError when there is none."""
-    start = text.find("{")
-    while start != -1:
-        end = _balanced_end(text, start)
-        if end is not None:
-            try:
-                return json.loads(text[start:end])
-            except ValueError:
-                pass
-        start = text.find("{", start + 1)
-    raise ValueError("the reply contains no JSON object")
-
-
-def _balanced_end(text: str, start: int) -> int | None:
-    depth = 0
-    in_string = False
-    escaped = False
-    for index in range(start, len(text)):
-        char = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return index + 1
-    return None
-
-
-def _truncate(text: str, limit: int = MAX_ERROR_TEXT) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def format_validation_errors(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors(include_url=False):
-        location = ".".join(str(p) for p in error.get("loc", ())) or "(root)"
-        parts.append(f"{location}: {error.get('msg', 'invalid')}")
-    return _truncate("; ".join(parts))
-
-
-def validate_reply(
-    raw: str, output: type[M], check: Callable[[M], None] | None = None
-) -> tuple[M | None, str]:
-    """(result, "") for a valid reply, else (None, what is wrong with it)."""
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        try:
-            obj = extract_json_object(raw)
-        except ValueError as exc:
-            return None, f"the reply is not JSON ({exc})"
-    try:
-        result = output.model_validate(obj)
-    except ValidationError as exc:
-        return None, f"the JSON does not match the schema: {format_validation_errors(exc)}"
-    if check is not None:
-        try:
-            check(result)
-        except ValueError as exc:
-            return None, _truncate(f"the JSON does not fit the task: {exc}")
-    return result, ""
-
-
-@dataclass(frozen=True)
-class _Reply:
-    content: str
-    finish_reason: str
 
 
 class OpenAIEngine:
@@ -217,9 +130,9 @@ class OpenAIEngine:
         model = self.model_for(role)
         schema = output.model_json_schema()
         schema_text = json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
-        request_messages = self.prepare_messages(messages, schema_text)
+        request_messages = prepare_messages(messages, schema_text, self.json_mode)
         attempt = 0
-        reply: _Reply | None = None
+        reply: Reply | None = None
         errors = ""
         for turn in range(2):  # the first reply, then at most one repair turn
             if reply is not None:
@@ -230,7 +143,13 @@ class OpenAIEngine:
                 ]
             # Record & replay works per request, repair turns included, so a replayed run
             # takes exactly the path the recorded one took and spends nothing.
-            key = self.replay_key(model, request_messages, schema, max_tokens)
+            key = replay_key(
+                model=model,
+                messages=request_messages,
+                schema=schema,
+                max_tokens=max_tokens,
+                json_mode=self.json_mode,
+            )
             reply = self._replay(key, role=role, purpose=purpose)
             if reply is None:
                 reply, attempt = self._complete(
@@ -244,7 +163,7 @@ class OpenAIEngine:
                     schema_text=schema_text,
                     attempt=attempt,
                 )
-                self._store(key, model=model, role=role, reply=reply)
+                store_reply(self.replay_dir, key, model=model, role=role, reply=reply)
             if reply.finish_reason == "length":
                 errors = (
                     f"the reply was cut off at the {max_tokens}-token limit (finish_reason "
@@ -269,37 +188,6 @@ class OpenAIEngine:
         )
         return offline()
 
-    # ------------------------------------------------------------------ requests
-    def prepare_messages(self, messages: list[Message], schema_text: str) -> list[Message]:
-        """The messages as sent: with the schema in the system message unless json_schema."""
-        prepared = [dict(m) for m in messages]
-        if self.json_mode == "json_schema":
-            return prepared
-        instruction = SCHEMA_INSTRUCTION + schema_text
-        if prepared and prepared[0].get("role") == "system":
-            content = prepared[0].get("content") or ""
-            prepared[0]["content"] = f"{content}\n\n{instruction}" if content else instruction
-        else:
-            prepared.insert(0, {"role": "system", "content": instruction})
-        return prepared
-
-    def request_options(
-        self, *, schema: dict[str, Any], schema_name: str, json_mode: JsonMode | None = None
-    ) -> dict[str, Any]:
-        """The response-format part of a request for `json_mode` (default: the engine's)."""
-        json_mode = json_mode or self.json_mode
-        if json_mode == "json_schema":
-            return {
-                "response_format": {
-                    "type": "json_schema",
-                    "json_schema": {"name": schema_name, "schema": schema, "strict": False},
-                }
-            }
-        if json_mode == "json_object":
-            # The typed param knows no `schema` key; llama.cpp-style servers enforce it.
-            return {"extra_body": {"response_format": {"type": "json_object", "schema": schema}}}
-        return {}
-
     def _complete(
         self,
         *,
@@ -313,13 +201,13 @@ class OpenAIEngine:
         schema_text: str,
         attempt: int,
         json_mode: JsonMode | None = None,
-    ) -> tuple[_Reply, int]:
+    ) -> tuple[Reply, int]:
         """One reply from the server, retrying transient failures; every attempt is metered."""
         json_mode = json_mode or self.json_mode
         # In json_schema mode the server puts the schema in the prompt itself: count it too.
         extra = schema_text if json_mode == "json_schema" else ""
         tokens = prompt_estimate(messages, extra) + max_tokens
-        options = self.request_options(schema=schema, schema_name=schema_name, json_mode=json_mode)
+        options = request_options(schema=schema, schema_name=schema_name, json_mode=json_mode)
         retries = 0
         while True:
             attempt += 1
@@ -343,7 +231,7 @@ class OpenAIEngine:
                     status=status,
                     latency_ms=int((time.monotonic() - _started) * 1000),
                     raw=raw,
-                    detail=_truncate(detail),
+                    detail=truncate(detail),
                 )
 
             try:
@@ -409,7 +297,7 @@ class OpenAIEngine:
                 elif choice.message.refusal:
                     detail = f"refusal: {choice.message.refusal}"
                 settle(usage, "length" if finish_reason == "length" else "ok", content, detail)
-                return _Reply(content=content, finish_reason=finish_reason), attempt
+                return Reply(content=content, finish_reason=finish_reason), attempt
 
             if not will_retry:
                 raise LlmError(
@@ -431,55 +319,12 @@ class OpenAIEngine:
             self.sleep(delay)
 
     # ------------------------------------------------------------------ record & replay
-    def replay_key(
-        self, model: str, messages: list[Message], schema: dict[str, Any], max_tokens: int
-    ) -> str:
-        payload = {
-            "model": model,
-            "messages": messages,
-            "schema": schema,
-            "max_tokens": max_tokens,
-            "json_mode": self.json_mode,
-        }
-        return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
-
-    def _replay_path(self, key: str) -> Path | None:
-        return self.replay_dir / f"{key}.json" if self.replay_dir else None
-
-    def _replay(self, key: str, *, role: Role, purpose: str) -> _Reply | None:
-        path = self._replay_path(key)
-        if path is None or not path.is_file():
-            return None
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            reply = _Reply(content=str(record["raw"]), finish_reason=str(record["finish_reason"]))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            logger.warning("ignoring unreadable replay file %s: %s", path, exc)
-            return None
-        self.ledger.record(role=role, purpose=purpose, status="replayed", raw=reply.content)
+    def _replay(self, key: str, *, role: Role, purpose: str) -> Reply | None:
+        """The reply recorded for `key` (qalab.llm.replay), metered as replayed."""
+        reply = load_reply(self.replay_dir, key)
+        if reply is not None:
+            self.ledger.record(role=role, purpose=purpose, status="replayed", raw=reply.content)
         return reply
-
-    def _store(self, key: str, *, model: str, role: Role, reply: _Reply) -> None:
-        """Keep a reply the endpoint gave (valid or not) for replay, written atomically."""
-        path = self._replay_path(key)
-        if path is None:
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        record = {
-            "key": key,
-            "model": model,
-            "role": role,
-            "raw": reply.content,
-            "finish_reason": reply.finish_reason,
-        }
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(record, handle, ensure_ascii=False, indent=1)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
     # ------------------------------------------------------------------ capability probe
     def probe_json_mode(self, *, role: Role = "generator") -> JsonMode:
@@ -521,8 +366,8 @@ class OpenAIEngine:
 def _server_message(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict) and body.get("message"):
-        return _truncate(str(body["message"]))
-    return _truncate(exc.message or str(exc))
+        return truncate(str(body["message"]))
+    return truncate(exc.message or str(exc))
 
 
 def _is_insufficient_quota(exc: openai.APIStatusError) -> bool:

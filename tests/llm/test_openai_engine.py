@@ -12,7 +12,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from qalab.llm.base import BudgetExceeded, LlmError, Message, NullLedger, QuotaExhausted, Role
-from qalab.llm.openai_engine import OpenAIEngine, extract_json_object, validate_reply
+from qalab.llm.openai_engine import OpenAIEngine
+from qalab.llm.structured import extract_json_object, validate_reply
 from tests.llm_server import INVALID_JSON_CONTENT, FakeOpenAI, instance_for
 
 MODELS = {

@@ -1,0 +1,137 @@
+"""Structured output: the JSON modes a server may offer, and reading a model's reply as one
+validated pydantic object (or saying what is wrong with it, for the repair turn)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ValidationError
+
+from qalab.llm.base import M, Message, Role
+
+JsonMode = Literal["json_schema", "json_object", "text"]
+JSON_MODES: tuple[str, ...] = get_args(JsonMode)
+MAX_ERROR_TEXT = 2000
+SCHEMA_INSTRUCTION = "Reply with one JSON object that validates against this JSON schema: "
+REPAIR_INSTRUCTION = (
+    "Your previous reply is not valid: {errors}\n"
+    "Reply with only the corrected JSON object: no prose, no code fences."
+)
+
+
+def schema_name(role: Role, output: type[BaseModel]) -> str:
+    """`<role>_<Model>`, limited to what OpenAI accepts as a schema name ([A-Za-z0-9_-]{1,64})."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{role}_{output.__name__}")[:64]
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def extract_json_object(text: str) -> Any:
+    """The first balanced `{...}` in `text` that parses as JSON; ValueError when there is none."""
+    start = text.find("{")
+    while start != -1:
+        end = _balanced_end(text, start)
+        if end is not None:
+            try:
+                return json.loads(text[start:end])
+            except ValueError:
+                pass
+        start = text.find("{", start + 1)
+    raise ValueError("the reply contains no JSON object")
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    depth = 0
+    in_string = False
+    escaped = False
+    for index in range(start, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
+
+
+def truncate(text: str, limit: int = MAX_ERROR_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def format_validation_errors(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors(include_url=False):
+        location = ".".join(str(p) for p in error.get("loc", ())) or "(root)"
+        parts.append(f"{location}: {error.get('msg', 'invalid')}")
+    return truncate("; ".join(parts))
+
+
+def validate_reply(
+    raw: str, output: type[M], check: Callable[[M], None] | None = None
+) -> tuple[M | None, str]:
+    """(result, "") for a valid reply, else (None, what is wrong with it)."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        try:
+            obj = extract_json_object(raw)
+        except ValueError as exc:
+            return None, f"the reply is not JSON ({exc})"
+    try:
+        result = output.model_validate(obj)
+    except ValidationError as exc:
+        return None, f"the JSON does not match the schema: {format_validation_errors(exc)}"
+    if check is not None:
+        try:
+            check(result)
+        except ValueError as exc:
+            return None, truncate(f"the JSON does not fit the task: {exc}")
+    return result, ""
+
+
+def prepare_messages(
+    messages: list[Message], schema_text: str, json_mode: JsonMode
+) -> list[Message]:
+    """The messages as sent: with the schema in the system message unless json_schema."""
+    prepared = [dict(m) for m in messages]
+    if json_mode == "json_schema":
+        return prepared
+    instruction = SCHEMA_INSTRUCTION + schema_text
+    if prepared and prepared[0].get("role") == "system":
+        content = prepared[0].get("content") or ""
+        prepared[0]["content"] = f"{content}\n\n{instruction}" if content else instruction
+    else:
+        prepared.insert(0, {"role": "system", "content": instruction})
+    return prepared
+
+
+def request_options(
+    *, schema: dict[str, Any], schema_name: str, json_mode: JsonMode
+) -> dict[str, Any]:
+    """The response-format part of a request for `json_mode`."""
+    if json_mode == "json_schema":
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": schema_name, "schema": schema, "strict": False},
+            }
+        }
+    if json_mode == "json_object":
+        # The typed param knows no `schema` key; llama.cpp-style servers enforce it.
+        return {"extra_body": {"response_format": {"type": "json_object", "schema": schema}}}
+    return {}
