@@ -24,7 +24,7 @@ from tests.judge.factories import (
 )
 
 CONFIG = make_config()
-REFERENCE = Path(__file__).resolve().parents[2] / "runs" / "simulator" / "reference.py"
+REFERENCE = Path(__file__).resolve().parents[2] / "runs" / "simulator" / "reference" / "respond.py"
 
 
 def contradictions(*turns: tuple[str, str], fixture_text: str = NOISY_KB) -> list:
