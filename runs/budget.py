@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from qalab.llm import BudgetExceeded, Role, Usage
-from runs.models import LlmCall, Run
+from qalab.llm import BudgetExceeded, Role, RunEnded, Usage
+from runs.models import FINAL_STATUSES, LlmCall, Run
 
 
 class DbLedger:
@@ -22,12 +24,23 @@ class DbLedger:
         self.run_id = run_id
 
     def reserve(self, *, role: Role, purpose: str, tokens: int, attempt: int = 1) -> int:
-        granted = Run.objects.filter(
-            id=self.run_id,
-            budget_exhausted=False,
-            token_budget__gte=F("tokens_used") + F("tokens_reserved") + tokens,
-        ).update(tokens_reserved=F("tokens_reserved") + tokens, heartbeat_at=timezone.now())
+        granted = (
+            Run.objects.filter(
+                id=self.run_id,
+                budget_exhausted=False,
+                token_budget__gte=F("tokens_used") + F("tokens_reserved") + tokens,
+                locked_at__isnull=True,
+            )
+            .exclude(status__in=FINAL_STATUSES)
+            .update(tokens_reserved=F("tokens_reserved") + tokens, heartbeat_at=timezone.now())
+        )
         if granted != 1:
+            status = Run.objects.values_list("status", flat=True).get(id=self.run_id)
+            if status in FINAL_STATUSES:
+                # An ended run (cancelled, errored by the reaper) spends nothing more.
+                raise RunEnded(
+                    f"run {self.run_id} has ended ({status}): {role} call {purpose!r} refused"
+                )
             Run.objects.filter(id=self.run_id).update(budget_exhausted=True)
             LlmCall.objects.create(
                 run_id=self.run_id,
@@ -100,3 +113,29 @@ class DbLedger:
             raw_reply=raw,
             detail=detail[:4000],
         )
+
+
+def settle_orphaned_reservations(*, older_than: datetime) -> int:
+    """Settle reservations left open by a worker that died mid-call: charged in full, as any
+    call without usage is, status `orphaned`; the run's reserved tokens are released into used.
+    Returns how many were settled. Called by the reaper."""
+    settled = 0
+    for call_id, run_id in LlmCall.objects.filter(
+        status="reserved", created_at__lt=older_than, run__locked_at__isnull=True
+    ).values_list("id", "run_id"):
+        with transaction.atomic():
+            call = LlmCall.objects.select_for_update().filter(id=call_id, status="reserved").first()
+            if call is None:  # settled meanwhile by its own worker
+                continue
+            LlmCall.objects.filter(id=call_id).update(
+                status="orphaned",
+                actual=call.reserved,
+                estimated=True,
+                detail="worker lost before the call was settled; charged in full",
+            )
+            Run.objects.filter(id=run_id).update(
+                tokens_reserved=F("tokens_reserved") - call.reserved,
+                tokens_used=F("tokens_used") + call.reserved,
+            )
+            settled += 1
+    return settled

@@ -23,6 +23,11 @@ class BudgetExceeded(Exception):
     """A reservation was denied: the run's token budget cannot cover the next call."""
 
 
+class RunEnded(BudgetExceeded):
+    """A reservation was refused because its run has ended (cancelled, errored): an ended run
+    spends nothing more. A `BudgetExceeded`, so every caller stops making calls the same way."""
+
+
 class LlmError(Exception):
     """The LLM endpoint could not do the work (after retries); the message says why."""
 

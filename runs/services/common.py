@@ -9,16 +9,14 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 import judge
 from generator import prompts as generator_prompts
 from qalab.orgs import sha256_text
 from runs import simulator
-from runs.models import (
-    Run,
-    RunStatus,
-)
+from runs.models import CaseStatus, LlmCall, Run, RunCase, RunStatus
 
 logger = logging.getLogger("qalab.runs")
 
@@ -57,8 +55,9 @@ def swap_status(run_id: int, expected: str | tuple[str, ...], new: str, **fields
 
 
 def run_mark_error(*, run_id: int, reason: str) -> bool:
-    """End a run that cannot go on (e.g. a stage crashed); False if it was already final."""
-    return swap_status(
+    """End a run that cannot go on (e.g. a stage crashed), and lock it as soon as nothing of it
+    is in flight; False if it was already final."""
+    ended = swap_status(
         run_id,
         (
             RunStatus.QUEUED,
@@ -71,3 +70,38 @@ def run_mark_error(*, run_id: int, reason: str) -> bool:
         error=reason[:2000],
         finished_at=timezone.now(),
     )
+    if ended:
+        run_lock_if_idle(run_id)
+    return ended
+
+
+# Final statuses a run reaches without a report: locked by `run_lock_if_idle` once nothing of
+# theirs is in flight (`done` and `budget_stopped` are locked by the report stage).
+UNREPORTED_FINAL = (RunStatus.CANCELLED, RunStatus.ERROR)
+
+
+def run_lock_if_idle(run_id: int) -> bool:
+    """Lock a cancelled or errored run once no case of it is talking and no LLM reservation of
+    it is open (either would still write); True if it is locked now.
+
+    Queued cases of such a run never start, so they are closed first. Called when a run ends
+    that way, when a case of it finishes, and by the reaper, which also ends work that a dead
+    worker left open. A locked run's rows are immutable (database triggers).
+    """
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(id=run_id).first()
+        if run is None or run.locked_at or run.status not in UNREPORTED_FINAL:
+            return False
+        closed = CaseStatus.CANCELLED if run.status == RunStatus.CANCELLED else CaseStatus.ERROR
+        RunCase.objects.filter(run_id=run_id, status=CaseStatus.QUEUED).update(
+            status=closed, finished_at=timezone.now()
+        )
+        busy = (
+            RunCase.objects.filter(run_id=run_id, status=CaseStatus.RUNNING).exists()
+            or LlmCall.objects.filter(run_id=run_id, status="reserved").exists()
+        )
+        if busy:
+            return False
+        Run.objects.filter(id=run_id).update(locked_at=timezone.now())
+    logger.info("run %s: %s, nothing in flight: locked", run_id, run.status)
+    return True

@@ -22,6 +22,7 @@ from runs.models import (
 from runs.services.common import (
     canonical_hash,
     logger,
+    run_lock_if_idle,
     swap_status,
 )
 from runs.services.simulate import advance_after_cases
@@ -56,13 +57,15 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
             )
     except BudgetExceeded as exc:
         logger.info("run %s: budget exhausted during generation: %s", run_id, exc)
-        swap_status(
+        if swap_status(
             run_id,
             RunStatus.GENERATING,
             RunStatus.JUDGING,
             stage_detail="budget exhausted while generating",
-        )
-        dispatcher.judge(run_id)
+        ):
+            dispatcher.judge(run_id)
+        else:  # the run ended meanwhile (cancelled, reaped): its reservations are refused
+            run_lock_if_idle(run_id)
         return
     except Exception as exc:
         logger.exception("run %s: generation failed", run_id)

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from runs.budget import settle_orphaned_reservations
 from runs.dispatch import Dispatcher
 from runs.models import (
     CaseStatus,
@@ -15,9 +16,7 @@ from runs.models import (
     RunCase,
     RunStatus,
 )
-from runs.services.common import (
-    run_mark_error,
-)
+from runs.services.common import UNREPORTED_FINAL, run_lock_if_idle, run_mark_error
 from runs.services.simulate import advance_after_cases
 
 
@@ -40,6 +39,18 @@ def reap_stale_work(*, dispatcher: Dispatcher) -> dict[str, int]:
     )
     for case_id in stale_cases + queued_cases:
         dispatcher.simulate(case_id)
+    orphans = settle_orphaned_reservations(
+        older_than=now - timedelta(seconds=settings.QALAB_CASE_LEASE_SECONDS)
+    )
+    locked = 0
+    for run_id in Run.objects.filter(
+        status__in=UNREPORTED_FINAL, locked_at__isnull=True
+    ).values_list("id", flat=True):
+        # A case whose worker died while its run was ending holds an expired lease forever.
+        RunCase.objects.filter(
+            run_id=run_id, status=CaseStatus.RUNNING, lease_expires_at__lt=now
+        ).update(status=CaseStatus.ERROR, error="worker lost", finished_at=now)
+        locked += run_lock_if_idle(run_id)
     stuck = 0
     stuck_runs = Run.objects.filter(locked_at__isnull=True).filter(
         Q(heartbeat_at__lt=stall) | Q(heartbeat_at__isnull=True, created_at__lt=stall)
@@ -60,4 +71,9 @@ def reap_stale_work(*, dispatcher: Dispatcher) -> dict[str, int]:
         else:
             continue
         stuck += 1
-    return {"cases": len(stale_cases) + len(queued_cases), "runs": stuck}
+    return {
+        "cases": len(stale_cases) + len(queued_cases),
+        "runs": stuck,
+        "orphaned_reservations": orphans,
+        "locked": locked,
+    }

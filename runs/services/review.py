@@ -16,6 +16,7 @@ from runs.models import (
     TriageState,
 )
 from runs.services.common import (
+    run_lock_if_idle,
     swap_status,
 )
 
@@ -33,8 +34,8 @@ def run_cancel(*, run_id: int, user: Any = None) -> bool:
 
     Compare-and-swap like every other move, so every later stage finds the run no longer in
     its status and does nothing: queued cases are marked `cancelled` and never played, a case
-    already talking finishes its conversation, and nothing is judged. The run is not locked
-    (a worker may still write that last case's turns); it never gets a verdict.
+    already talking finishes its conversation, and nothing is judged. The run never gets a
+    verdict; it is locked once that last case (or LLM call) is done (`run_lock_if_idle`).
     """
     now = timezone.now()
     who = user.get_username() if getattr(user, "pk", None) else "a reviewer"
@@ -49,6 +50,7 @@ def run_cancel(*, run_id: int, user: Any = None) -> bool:
     RunCase.objects.filter(run_id=run_id, status=CaseStatus.QUEUED).update(
         status=CaseStatus.CANCELLED, finished_at=now
     )
+    run_lock_if_idle(run_id)
     return True
 
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 from judge.schemas import (
     Turn,
 )
-from qalab.llm import BudgetExceeded, get_engine
+from qalab.llm import BudgetExceeded, RunEnded, get_engine
 from qalab.llm.base import QuotaExhausted
 from runs.artifacts import (
     load_blueprint,
@@ -33,6 +33,7 @@ from runs.models import (
 )
 from runs.services.common import (
     logger,
+    run_lock_if_idle,
     run_mark_error,
     swap_status,
     worker_id,
@@ -164,6 +165,16 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
                 latency_ms=latency_ms,
             )
             history.append(turn)
+    except RunEnded as exc:
+        # Cancelled or errored while this case was talking: it stops at its next LLM call.
+        logger.info("run %s case %s: %s", run.id, case.scenario_key, exc)
+        _finish_case(
+            case,
+            CaseStatus.CANCELLED,
+            actual_status=history[-1].status or "" if history else "",
+            error=f"stopped after {len(history)} turn(s): the run ended",
+        )
+        advance_after_cases(run.id, dispatcher)
     except BudgetExceeded as exc:
         logger.info("run %s case %s: budget exhausted: %s", run.id, case.scenario_key, exc)
         _skip_pending_cases(run.id)
@@ -253,3 +264,5 @@ def advance_after_cases(run_id: int, dispatcher: Dispatcher) -> None:
         return
     if swap_status(run_id, RunStatus.SIMULATING, RunStatus.JUDGING):
         dispatcher.judge(run_id)
+    else:
+        run_lock_if_idle(run_id)  # the last case of a cancelled or errored run is done

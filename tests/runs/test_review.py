@@ -255,7 +255,8 @@ def test_cancel_a_simulating_run_cancels_queued_cases_and_later_stages_do_nothin
     services.run_report(run_id=run.id)
     run.refresh_from_db()
     assert run.status == RunStatus.CANCELLED
-    assert run.verdict == "" and run.score_overall is None and run.locked_at is None
+    assert run.verdict == "" and run.score_overall is None
+    assert run.locked_at is not None  # cancelled with nothing in flight: locked, immutable
     assert not run.findings.exists() and not run.top_actions.exists()
     assert RunTurn.objects.filter(case__run=run).count() == played
     assert "judge" not in dispatcher.stages() and "report" not in dispatcher.stages()
@@ -286,7 +287,7 @@ def test_cancel_during_generation_stores_no_test_set(
     assert dispatcher.calls == []
 
 
-def test_a_case_already_talking_finishes_but_the_run_is_never_judged(
+def test_a_case_already_talking_stops_at_its_next_llm_call_and_the_run_is_never_judged(
     demo_org: Organization, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = generate_only(demo_org, scenarios=2)
@@ -305,9 +306,12 @@ def test_a_case_already_talking_finishes_but_the_run_is_never_judged(
     first.refresh_from_db()
     second.refresh_from_db()
     assert run.status == RunStatus.CANCELLED
-    assert first.status == CaseStatus.DONE and first.turns.count() >= 1
+    # The first case was cancelled while writing its first message: that call was refused.
+    assert first.status == CaseStatus.CANCELLED and "the run ended" in first.error
     assert second.status == CaseStatus.CANCELLED and not second.turns.exists()
+    assert not run.llm_calls.filter(role="simulator", status="reserved").exists()
     assert dispatcher.calls == []
+    assert run.locked_at is not None  # nothing in flight any more
 
 
 def test_cancel_refuses_a_final_or_reporting_run(demo_org: Organization) -> None:
