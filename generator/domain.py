@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from generator.schemas import HoursSpec, OrgContext
+from qalab.domain import HoursSpec, OrgContext
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _DAY_INDEX = {name[:3].casefold(): i for i, name in enumerate(WEEKDAYS)}

@@ -19,15 +19,9 @@ from generator.domain import WEEKDAYS, hours_by_weekday
 from generator.facts import Fact, critical_facts, missing_facts
 from generator.noise import apply_noise, duplicated_line_share
 from generator.rng import rng_for
-from generator.schemas import (
-    Fixture,
-    FixtureDocument,
-    NoiseLevel,
-    OrgContext,
-    PolicySpec,
-    ServiceSpec,
-)
+from generator.schemas import Fixture, FixtureDocument, NoiseLevel
 from generator.sheets import base_sheets, extra_sheets, policy_question
+from qalab.domain import OrgContext, PolicySpec, ServiceSpec
 from qalab.llm import Engine
 
 MIN_LINES = 200

@@ -17,8 +17,8 @@ from generator.schemas import (
     ManifestIntakeField,
     ManifestPolicyFact,
     ManifestService,
-    OrgContext,
 )
+from qalab.domain import OrgContext
 from qalab.llm import Engine
 
 # Percentages are high enough to be unmistakable as invented when a reply quotes them.

@@ -12,14 +12,8 @@ from faker import Faker
 from faker.config import AVAILABLE_LOCALES
 
 from generator.domain import open_slot
-from generator.schemas import (
-    IntakeFieldSpec,
-    Manner,
-    OrgContext,
-    Persona,
-    ServiceSpec,
-    WritingStyle,
-)
+from generator.schemas import Manner, Persona, WritingStyle
+from qalab.domain import IntakeFieldSpec, OrgContext, ServiceSpec
 
 _TYPO_EXEMPT = re.compile(r"[\d@{}/:]")
 

@@ -9,7 +9,8 @@ from generator.fixtures import build_fixture
 from generator.manifest import generate_manifest
 from generator.rng import rng_for
 from generator.scenarios import generate_blueprints
-from generator.schemas import Artifacts, NoiseLevel, OrgContext
+from generator.schemas import Artifacts, NoiseLevel
+from qalab.domain import OrgContext
 from qalab.llm import Engine
 
 LEVELS: tuple[NoiseLevel, ...] = ("clean", "semi_noisy", "messy")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.facts import money_text
-from generator.schemas import OrgContext, PolicySpec, ServiceSpec
+from qalab.domain import OrgContext, PolicySpec, ServiceSpec
 from qalab.llm import Message
 from qalab.llm.prompts import PromptFile, load_prompt
 

@@ -25,16 +25,9 @@ from generator import prompts
 from generator.domain import WEEKDAYS, detect_domain, hours_by_weekday, unoffered_services
 from generator.personas import make_persona, misspell, pick_manner, service_field
 from generator.rng import derive_seed, rng_for
-from generator.schemas import (
-    Blueprint,
-    FinalStatus,
-    OrgContext,
-    Persona,
-    ReplyStep,
-    ServiceSpec,
-    WritingStyle,
-)
+from generator.schemas import Blueprint, FinalStatus, Persona, ReplyStep, WritingStyle
 from generator.speech import Speaker, with_article
+from qalab.domain import OrgContext, ServiceSpec
 from qalab.llm import Engine
 
 SCENARIO_TYPES: tuple[str, ...] = (

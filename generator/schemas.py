@@ -8,18 +8,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from qalab.domain import (  # noqa: F401  (the org context is re-exported until importers move)
-    ContactSpec,
-    FieldKind,
-    HoursSpec,
-    IntakeFieldSpec,
-    KbDocumentSpec,
-    OrgContext,
-    PolicySpec,
-    ServiceSpec,
-    SkillSpec,
-    Strict,
-)
+from qalab.domain import FieldKind, Strict
 
 NoiseLevel = Literal["clean", "semi_noisy", "messy"]
 FinalStatus = Literal["AWAITING_RESPONSE", "COMPLETE"]

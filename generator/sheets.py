@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from generator.domain import WEEKDAYS, hours_by_weekday
 from generator.prompts import price
-from generator.schemas import FixtureDocument, OrgContext
+from generator.schemas import FixtureDocument
+from qalab.domain import OrgContext
 
 Sheet = Callable[[OrgContext, str], FixtureDocument]
 

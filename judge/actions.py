@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from judge.facts import canonical_subject
 from judge.rules import rule_for
-from judge.schemas import SEVERITY_ORDER, Effort, Finding, FixTarget, TopAction
+from judge.schemas import Finding, TopAction
+from qalab.domain import SEVERITY_ORDER, Effort, FixTarget
 
 SEVERITY_WEIGHT = {"critical": 10.0, "major": 3.0, "minor": 1.0}
 EFFORT_WEIGHT = {"S": 1.0, "M": 2.0, "L": 3.0}

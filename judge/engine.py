@@ -6,8 +6,9 @@ from generator.schemas import Manifest
 from judge.checks import REGISTRY, all_checks
 from judge.checks.base import Need
 from judge.merge import merge_findings
-from judge.schemas import SEVERITY_ORDER, CaseJudgement, CaseTranscript, Finding, JudgeConfig
+from judge.schemas import CaseJudgement, CaseTranscript, Finding, JudgeConfig
 from judge.scoring import case_passed, case_scores
+from qalab.domain import SEVERITY_ORDER
 
 EVERYTHING: frozenset[Need] = frozenset({"org", "scenario", "kb"})
 # Rule ids in registry order (LLM and pipeline rules after them): ties in a merge go to the

@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 
 from generator.schemas import Manifest
 from judge.gate import fingerprint
-from judge.schemas import CaseTranscript, Effort, Evidence, Finding, FixTarget, Severity
+from judge.schemas import CaseTranscript, Evidence, Finding
+from qalab.domain import Effort, FixTarget, Severity
 from qalab.llm import Engine, Message
 from qalab.llm.prompts import fence, load_prompt
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judge.schemas import SEVERITY_ORDER, CaseTranscript, Evidence, Finding
+from judge.schemas import CaseTranscript, Evidence, Finding
+from qalab.domain import SEVERITY_ORDER
 
 Span = tuple[int, int, int]  # turn, start, end within that turn's reply
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from judge.schemas import FixTarget, Severity
+from qalab.domain import FixTarget, Severity
 
 Layer = Literal["deterministic", "llm", "pipeline"]
 

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.schemas import Blueprint, Fixture
-from qalab.domain import SEVERITY_ORDER, Effort, FixTarget, Severity  # noqa: F401  (re-exported)
+from qalab.domain import Effort, FixTarget, Severity
 
 EvidenceSource = Literal[
     "reply", "customer", "extracted", "fixture", "manifest", "persona", "error"

@@ -11,7 +11,7 @@ from generator.facts.clock import clock_times, extract_times
 from generator.facts.money import extract_money, money_text
 from generator.facts.phone import PHONE_RE, phone_digits
 from generator.facts.spans import mask_spans
-from generator.schemas import OrgContext
+from qalab.domain import OrgContext
 
 FactKind = Literal["money", "time", "phone", "email", "number"]
 

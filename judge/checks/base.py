@@ -6,15 +6,8 @@ from typing import Literal
 
 from generator.schemas import Manifest
 from judge.gate import fingerprint
-from judge.schemas import (
-    CaseTranscript,
-    Effort,
-    Evidence,
-    Finding,
-    FixTarget,
-    JudgeConfig,
-    Severity,
-)
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
+from qalab.domain import Effort, FixTarget, Severity
 
 # What a check needs beyond the transcript: the org's ground truth (manifest), the scenario
 # (persona facts, expected status) or a knowledge base. A transcript judged from a file may

@@ -6,8 +6,9 @@ import re
 
 from generator.schemas import DisallowedClaim, Manifest
 from judge.checks.base import Check
-from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Severity
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import Sentence, quote_around, split_sentences, words
+from qalab.domain import Severity
 
 _DISCOUNT = re.compile(
     r"\b(?:discounts?|discounted|\d+\s?% off|percent off|half[- ]price|free of charge|for free"

@@ -40,8 +40,9 @@ from judge.reversals.positions import (
     positions,
     same_subject,
 )
-from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Severity, Turn
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Turn
 from judge.text import DAY_WORD, split_sentences
+from qalab.domain import Severity
 
 # The later reply admits the change (seed 001 Decision 3, extended to a booking assistant).
 ACKNOWLEDGMENT = re.compile(

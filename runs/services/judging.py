@@ -11,14 +11,8 @@ from judge.actions import top_actions
 from judge.engine import judge_case
 from judge.llm_actions import phrase_actions
 from judge.llm_judge import ReviewResult, review_case
-from judge.schemas import (
-    SEVERITY_ORDER,
-    CaseTranscript,
-    Evidence,
-    Finding,
-    JudgeConfig,
-    TopAction,
-)
+from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, TopAction
+from qalab.domain import SEVERITY_ORDER
 from qalab.llm import BudgetExceeded, get_engine
 from qalab.llm.base import QuotaExhausted
 from runs.artifacts import (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.schemas import OrgContext
+from qalab.domain import OrgContext
 from qalab.llm import NullLedger, OfflineEngine
 from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
 

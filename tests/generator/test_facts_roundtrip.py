@@ -13,8 +13,9 @@ from generator.facts import CURRENCY_SYMBOLS, extract_money, extract_phones
 from generator.facts.money import currency_of, money_text
 from generator.noise import apply_noise
 from generator.prompts import price, service_line
-from generator.schemas import FixtureDocument, OrgContext
+from generator.schemas import FixtureDocument
 from judge.facts import extract_facts
+from qalab.domain import OrgContext
 
 # Fast and the same on every run.
 roundtrip = settings(max_examples=60, derandomize=True, deadline=None, database=None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from generator.domain import hours_by_weekday, org_text, parse_days
 from generator.manifest import build_manifest, generate_manifest, resolve_source
-from generator.schemas import HoursSpec, ServiceSpec
+from qalab.domain import HoursSpec, ServiceSpec
 
 
 def _entries(manifest):

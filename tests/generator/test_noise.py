@@ -12,7 +12,8 @@ from generator import noise as noise_module
 from generator.facts import canonical_values, critical_facts, missing_facts
 from generator.fixtures import FactPreservationError, build_fixture, protected_words
 from generator.noise import Noised, _Stats, apply_noise, typo_words
-from generator.schemas import Fixture, FixtureDocument, NoiseLevel, OrgContext
+from generator.schemas import Fixture, FixtureDocument, NoiseLevel
+from qalab.domain import OrgContext
 from qalab.llm import NullLedger, OfflineEngine
 
 SEEDS = range(30)

@@ -10,7 +10,8 @@ from pathlib import Path
 from judge.actions import top_actions
 from judge.engine import judge_case
 from judge.gate import verdict
-from judge.schemas import SEVERITY_ORDER, CaseJudgement
+from judge.schemas import CaseJudgement
+from qalab.domain import SEVERITY_ORDER
 from tests.judge.factories import demo_manifest, make_case, make_config, quote_is_in_source
 
 
