@@ -87,7 +87,7 @@ def make_persona(
     """A customer with a value for every intake field; dates on open days, times within hours.
 
     Facts are canonical (dates YYYY-MM-DD, times HH:MM): they are the ground truth, whatever
-    words the customer uses for them in the conversation (see generator/dates.py)."""
+    words the customer uses for them in the conversation (see generator/dates/)."""
     fake, locale = faker_for(org.locale, seed)
     rng = random.Random(seed)
     name = f"{fake.first_name()} {fake.last_name()}"

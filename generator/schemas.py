@@ -167,7 +167,7 @@ class Blueprint(Strict):
     max_turns: int = Field(ge=1)
     # The day the conversation takes place (the run's creation date): the customer's relative
     # dates ("next Tuesday", "tomorrow") mean a day relative to it, for the simulator and the
-    # judge alike (generator/dates.py). None for blueprints stored before it existed.
+    # judge alike (generator/dates/). None for blueprints stored before it existed.
     reference_date: date | None = None
 
 

@@ -41,6 +41,18 @@ class ArtifactKind(StrEnum):
 FieldKind = Literal["name", "phone", "email", "date", "time", "text", "choice"]
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+# What the organization tables can hold (qalab/models.py uses the same numbers), checked when a
+# folder is read, so a value too long is an error naming the field, not a database traceback.
+SLUG_MAX = 50
+NAME_MAX = 200
+LOCALE_MAX = 20
+CURRENCY_MAX = 8
+RESPONDER_MAX = 500
+KB_SLUG_MAX = 200
+KB_TITLE_MAX = 300
+PRICE_MAX_DIGITS, PRICE_DECIMALS = 10, 2
+PRICE_MAX = Decimal("99999999.99")
+DURATION_MAX = 100_000  # minutes (about ten weeks): no service of a booking lasts longer
 _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
@@ -51,28 +63,28 @@ class Strict(BaseModel):
 
 
 class ServiceSpec(Strict):
-    name: str = Field(min_length=1)
-    price: Decimal = Field(ge=0)
-    duration: int = Field(gt=0, description="minutes")
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+    price: Decimal = Field(ge=0, le=PRICE_MAX, decimal_places=PRICE_DECIMALS)
+    duration: int = Field(gt=0, le=DURATION_MAX, description="minutes")
     description: str = ""
 
 
 class IntakeFieldSpec(Strict):
-    key: str = Field(pattern=SLUG_PATTERN)
-    label: str = Field(min_length=1)
+    key: str = Field(pattern=SLUG_PATTERN, max_length=SLUG_MAX)
+    label: str = Field(min_length=1, max_length=NAME_MAX)
     required: bool = True
     kind: FieldKind = "text"
     choices: list[str] = Field(default_factory=list)
 
 
 class PolicySpec(Strict):
-    id: str = Field(pattern=SLUG_PATTERN)
+    id: str = Field(pattern=SLUG_PATTERN, max_length=SLUG_MAX)
     text: str = Field(min_length=1)
     critical: bool = False
 
 
 class SkillSpec(Strict):
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=NAME_MAX)
     instructions: str = Field(min_length=1)
 
 
@@ -99,18 +111,18 @@ class ContactSpec(Strict):
 
 
 class KbDocumentSpec(Strict):
-    slug: str = Field(pattern=SLUG_PATTERN)
-    title: str = Field(min_length=1)
+    slug: str = Field(pattern=SLUG_PATTERN, max_length=KB_SLUG_MAX)
+    title: str = Field(min_length=1, max_length=KB_TITLE_MAX)
     text: str = Field(min_length=1)
 
 
 class OrgContext(Strict):
     """Everything the lab knows about one organization; the single input of the generator."""
 
-    slug: str = Field(pattern=SLUG_PATTERN)
-    name: str = Field(min_length=1)
-    locale: str = "en_US"
-    currency: str = "EUR"
+    slug: str = Field(pattern=SLUG_PATTERN, max_length=SLUG_MAX)
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+    locale: str = Field(default="en_US", max_length=LOCALE_MAX)
+    currency: str = Field(default="EUR", max_length=CURRENCY_MAX)
     offering: str = Field(min_length=1)
     services: list[ServiceSpec] = Field(min_length=1)
     intake_fields: list[IntakeFieldSpec] = Field(min_length=1)
@@ -118,5 +130,5 @@ class OrgContext(Strict):
     skills: list[SkillSpec] = Field(default_factory=list)
     hours: list[HoursSpec] = Field(default_factory=list)
     contact: ContactSpec = Field(default_factory=ContactSpec)
-    responder: str | None = None
+    responder: str | None = Field(default=None, max_length=RESPONDER_MAX)
     kb: list[KbDocumentSpec] = Field(default_factory=list)

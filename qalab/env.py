@@ -42,6 +42,11 @@ def envint(name: str, default: int, *, minimum: int | None = None) -> int:
     return value
 
 
+def envlist(name: str) -> tuple[str, ...]:
+    """A comma-separated list (empty items dropped)."""
+    return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
+
+
 def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
     value = envstr(name, default) or default
     if value not in choices:

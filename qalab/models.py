@@ -5,19 +5,31 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from qalab.domain import (
+    CURRENCY_MAX,
+    KB_SLUG_MAX,
+    KB_TITLE_MAX,
+    LOCALE_MAX,
+    NAME_MAX,
+    PRICE_DECIMALS,
+    PRICE_MAX_DIGITS,
+    RESPONDER_MAX,
+    SLUG_MAX,
+)
+
 
 class Organization(models.Model):
-    slug = models.SlugField(unique=True)
-    name = models.CharField(max_length=200)
-    locale = models.CharField(max_length=20, default="en_US")
-    currency = models.CharField(max_length=8, default="EUR")
+    slug = models.SlugField(unique=True, max_length=SLUG_MAX)
+    name = models.CharField(max_length=NAME_MAX)
+    locale = models.CharField(max_length=LOCALE_MAX, default="en_US")
+    currency = models.CharField(max_length=CURRENCY_MAX, default="EUR")
     offering = models.TextField()
     hours = models.JSONField(default=list, blank=True, help_text="[{days, opens, closes}]")
     contact = models.JSONField(
         default=dict, blank=True, help_text="{phone, email, address, website}"
     )
     responder = models.CharField(
-        max_length=500, blank=True, help_text="Default responder spec, e.g. reference"
+        max_length=RESPONDER_MAX, blank=True, help_text="Default responder spec, e.g. reference"
     )
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="qalab_organizations"
@@ -43,8 +55,8 @@ class Service(models.Model):
         Organization, on_delete=models.CASCADE, related_name="services"
     )
     position = models.PositiveIntegerField(default=0)
-    name = models.CharField(max_length=200)
-    price = models.DecimalField(max_digits=10, decimal_places=2)
+    name = models.CharField(max_length=NAME_MAX)
+    price = models.DecimalField(max_digits=PRICE_MAX_DIGITS, decimal_places=PRICE_DECIMALS)
     duration = models.PositiveIntegerField(help_text="minutes")
     description = models.TextField(blank=True)
 
@@ -63,8 +75,8 @@ class IntakeField(models.Model):
         Organization, on_delete=models.CASCADE, related_name="intake_fields"
     )
     position = models.PositiveIntegerField(default=0)
-    key = models.SlugField()
-    label = models.CharField(max_length=200)
+    key = models.SlugField(max_length=SLUG_MAX)
+    label = models.CharField(max_length=NAME_MAX)
     required = models.BooleanField(default=True)
     kind = models.CharField(max_length=10, choices=KINDS, default="text")
     choices = models.JSONField(default=list, blank=True)
@@ -85,7 +97,7 @@ class Policy(models.Model):
         Organization, on_delete=models.CASCADE, related_name="policies"
     )
     position = models.PositiveIntegerField(default=0)
-    key = models.SlugField()
+    key = models.SlugField(max_length=SLUG_MAX)
     text = models.TextField()
     critical = models.BooleanField(default=False)
 
@@ -104,7 +116,7 @@ class Policy(models.Model):
 class Skill(models.Model):
     organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="skills")
     position = models.PositiveIntegerField(default=0)
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=NAME_MAX)
     instructions = models.TextField()
 
     class Meta:
@@ -119,8 +131,8 @@ class KbDocument(models.Model):
     organization = models.ForeignKey(
         Organization, on_delete=models.CASCADE, related_name="kb_documents"
     )
-    slug = models.SlugField(max_length=200)
-    title = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=KB_SLUG_MAX)
+    title = models.CharField(max_length=KB_TITLE_MAX)
     text = models.TextField()
     sha256 = models.CharField(max_length=64)
 

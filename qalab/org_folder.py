@@ -30,6 +30,9 @@ def load_org_folder(path: Path | str) -> OrgContext:
     if not folder.is_dir():
         raise OrgFolderError(f"{folder}: not a directory")
     org_file = folder / "org.yaml"
+    for path in (org_file, folder / "kb"):
+        if path.is_symlink():
+            raise OrgFolderError(f"{path}: a symbolic link; an org folder holds its own files only")
     if not org_file.is_file():
         raise OrgFolderError(f"{org_file}: missing (an org folder needs org.yaml)")
     try:
@@ -46,6 +49,9 @@ def load_org_folder(path: Path | str) -> OrgContext:
     kb = []
     kb_dir = folder / "kb"
     for doc in sorted(kb_dir.glob("*.md")) if kb_dir.is_dir() else []:
+        if doc.is_symlink() or not doc.is_file():
+            # A link could import any file of the machine (/etc/passwd) into fixtures and reports.
+            raise OrgFolderError(f"{doc}: not a regular file (symbolic links are not followed)")
         try:
             text = doc.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qalab.env import envbool, envchoice, envdb, envint, envstr
+from qalab.env import envbool, envchoice, envdb, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("QALAB_VAR_DIR") or BASE_DIR / "var")
@@ -35,12 +35,23 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "qalab.middleware.RejectNulMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "qalab.middleware.ContentSecurityPolicyMiddleware",
 ]
+
+# Scripts only from this site (no inline scripts or handlers); styles may be inline (the admin
+# and htmx set a few); nothing is framed, embedded or posted elsewhere.
+QALAB_CONTENT_SECURITY_POLICY = envstr(
+    "QALAB_CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'",
+)
 
 ROOT_URLCONF = "qalab.urls"
 WSGI_APPLICATION = "qalab.wsgi.application"
@@ -138,6 +149,10 @@ QALAB_RESPONDER_READ_TIMEOUT = envint("QALAB_RESPONDER_READ_TIMEOUT", 30, minimu
 QALAB_RESPONDER_MAX_REPLY_BYTES = envint("QALAB_RESPONDER_MAX_REPLY_BYTES", 1_000_000, minimum=1024)
 QALAB_RESPONDER_AUTH_HEADER = envstr("QALAB_RESPONDER_AUTH_HEADER", "Authorization")
 QALAB_RESPONDER_AUTH_ENV = envstr("QALAB_RESPONDER_AUTH_ENV")
+# `python:module:function` responders the web form may start (comma-separated specs). The web
+# accepts `reference`, `canary:...` and `http(s)://...` always, other Python code only from here;
+# the command line (an operator's shell) may run any spec.
+QALAB_WEB_PYTHON_RESPONDERS = envlist("QALAB_WEB_PYTHON_RESPONDERS")
 # At most this many cases of one run talk to the responder at the same time.
 QALAB_RUN_MAX_CONCURRENT_CASES = envint("QALAB_RUN_MAX_CONCURRENT_CASES", 4, minimum=1)
 QALAB_FIXTURES_DIR = Path(envstr("QALAB_FIXTURES_DIR") or BASE_DIR / "docs" / "kb-fixtures")

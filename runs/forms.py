@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from qalab.models import Organization
 from runs.models import TriageState
 from runs.presets import PRESETS
+from runs.simulator.adapters import web_spec_refusal
 
 
 class StartRunForm(forms.Form):
@@ -43,6 +45,17 @@ class StartRunForm(forms.Form):
         self.fields["organization"].queryset = organizations
         if organizations.count() == 1:
             self.fields["organization"].initial = organizations.first()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        org = data.get("organization")
+        spec = data.get("responder") or (org.responder if org else "") or "reference"
+        refusal = web_spec_refusal(spec, python_allowed=settings.QALAB_WEB_PYTHON_RESPONDERS)
+        if refusal:
+            field = "responder" if data.get("responder") else None
+            prefix = "" if field else "the organization's default "
+            self.add_error(field, prefix + refusal)
+        return data
 
 
 class FindingIdsField(forms.Field):

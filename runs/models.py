@@ -52,8 +52,9 @@ class Run(models.Model):
     tokens_used = models.PositiveIntegerField(default=0)
     tokens_reserved = models.PositiveIntegerField(default=0)
     budget_exhausted = models.BooleanField(default=False)
+    # PROTECT: a locked run cannot be changed, so its creator cannot be deleted (deactivate them).
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

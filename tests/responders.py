@@ -71,3 +71,16 @@ def slow(request: dict[str, Any]) -> dict[str, Any]:
         "status": "AWAITING_RESPONSE",
         "extracted": {},
     }
+
+
+# A Markdown link and image to javascript: URLs, and a fake table row; the Markdown export must
+# carry them as inert text.
+MARKDOWN_REPLY = (
+    "A clean is 19 EUR. [Book here](javascript:alert(1)) ![x](javascript:alert(2)) "
+    "| forged | cell | <javascript:alert(3)>"
+)
+
+
+def markdown_links(request: dict[str, Any]) -> dict[str, Any]:
+    """A bot whose reply tries to put live links into the Markdown report."""
+    return {"reply": MARKDOWN_REPLY, "status": "AWAITING_RESPONSE", "extracted": {}}

@@ -12,11 +12,14 @@ def _pct(value: float | None) -> str:
 
 
 def _md_escape(text: str) -> str:
-    """Keep untrusted text from breaking tables or injecting markup."""
+    """Keep untrusted text from breaking tables or injecting markup: no table cell breaks, no
+    HTML, and no link or image (`[x](javascript:...)`): its brackets are escaped."""
     return (
         str(text)
         .replace("\\", "\\\\")
         .replace("|", "\\|")
+        .replace("[", "\\[")
+        .replace("]", "\\]")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
         .replace("\n", " ")

@@ -23,6 +23,12 @@ from runs.services.common import (
 )
 from runs.simulator.adapters import get_responder
 
+# What a run can hold: the columns' ranges, and sizes far beyond any useful run.
+MAX_SCENARIOS = 1_000
+MAX_TURNS = 100
+MAX_BUDGET = 2**31 - 1  # token_budget is an integer column
+MAX_SEED = 2**63 - 1  # seed is a bigint column
+
 
 def run_create(
     *,
@@ -45,6 +51,15 @@ def run_create(
     )
     if chosen.scenarios < 1 or chosen.max_turns < 1 or chosen.token_budget < 1:
         raise ValueError("scenarios, max turns and budget must be positive")
+    for name, value, limit in (
+        ("scenarios", chosen.scenarios, MAX_SCENARIOS),
+        ("max turns", chosen.max_turns, MAX_TURNS),
+        ("budget", chosen.token_budget, MAX_BUDGET),
+    ):
+        if value > limit:
+            raise ValueError(f"{name} {value:,} is over the limit of {limit:,}")
+    if seed is not None and not -MAX_SEED <= seed <= MAX_SEED:
+        raise ValueError(f"seed {seed} is out of range (at most {MAX_SEED:,} either way)")
     spec = responder_spec or organization.responder or "reference"
     get_responder(spec)  # validates the spec now, not in a worker later
     engine = settings.QALAB_LLM_ENGINE

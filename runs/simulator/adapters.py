@@ -31,6 +31,25 @@ SPEC_HELP = (
 )
 
 
+def web_spec_refusal(spec: str, *, python_allowed: tuple[str, ...]) -> str | None:
+    """Why the web may not start a run with `spec` (None: it may). Imports nothing.
+
+    `reference`, `canary:...` and `http(s)://...` are data, not code; a `python:` spec runs code
+    in the workers, so the web takes only those an operator registered in settings.
+    """
+    spec = (spec or "").strip()
+    if spec == "reference" or spec.startswith(("canary:", "http://", "https://")):
+        return None
+    if spec.startswith("python:"):
+        if spec in python_allowed:
+            return None
+        return (
+            f"responder {spec!r} runs Python code: the web form accepts only the python: "
+            "responders registered in QALAB_WEB_PYTHON_RESPONDERS (the command line accepts any)"
+        )
+    return f"unknown responder spec {spec!r}: {SPEC_HELP}"
+
+
 class ResponderError(Exception):
     """The responder failed or answered outside the contract."""
 
@@ -60,7 +79,9 @@ class PythonResponder:
     def respond(self, request: ResponderRequest, *, engine: Engine, purpose: str) -> ResponderReply:
         try:
             raw = self._func(request.model_dump(mode="json"))
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
             raise ResponderError(f"{self.spec} raised {type(exc).__name__}: {exc}") from exc
         if not isinstance(raw, dict):
             raise ResponderError(f"{self.spec} returned {type(raw).__name__}, not a JSON object")

@@ -65,6 +65,14 @@ def browser() -> Iterator[Browser]:
         browser.close()
 
 
+@pytest.fixture(autouse=True)
+def _web_python_responders(settings: Any) -> None:
+    """The test bots of tests/responders.py, registered for the web form as an operator would."""
+    settings.QALAB_WEB_PYTHON_RESPONDERS = tuple(
+        f"python:tests.responders:{name}" for name in ("paced", "xss", "slow", "hostile")
+    )
+
+
 @pytest.fixture
 def page(browser: Browser, live_server: Any) -> Iterator[Page]:
     """A fresh browser context (no cookies) on the live server."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -114,3 +115,42 @@ def test_it_rejects_a_bad_opening_time(tmp_path):
     _edit(folder, lambda d: d["hours"][0].update(opens="8am"))
     with pytest.raises(OrgFolderError, match=r"hours\.0\.opens"):
         load_org_folder(folder)
+
+
+def test_it_refuses_to_replace_an_existing_org_unless_asked(tmp_path):
+    call_command("qalab_seed_demo")
+    folder = _copy_demo(tmp_path)
+    _edit(folder, lambda d: d.update(name="Someone Else's Clinic"))
+    with pytest.raises(CommandError, match=r"exists already.*--replace"):
+        call_command("qalab_import_org", str(folder))
+    assert Organization.objects.get(slug="demo").name != "Someone Else's Clinic"
+    call_command("qalab_import_org", str(folder), "--replace")
+    assert Organization.objects.get(slug="demo").name == "Someone Else's Clinic"
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda d: d.update(name="N" * 201), "name"),
+        (lambda d: d.update(slug="s" * 51), "slug"),
+        (lambda d: d["services"][0].update(price=10**9), "services.0.price"),
+        (lambda d: d["services"][0].update(duration=10**7), "services.0.duration"),
+        (lambda d: d["intake_fields"][0].update(label="L" * 201), "intake_fields.0.label"),
+    ],
+)
+def test_a_value_too_big_for_the_tables_is_an_error_naming_the_field(tmp_path, mutate, field):
+    folder = _copy_demo(tmp_path)
+    _edit(folder, mutate)
+    with pytest.raises(CommandError, match=re.escape(field)):
+        call_command("qalab_import_org", str(folder))
+    assert not Organization.objects.exists()
+
+
+def test_a_symlink_in_the_kb_folder_is_refused(tmp_path):
+    folder = _copy_demo(tmp_path)
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\nroot:x:0:0\n")
+    (folder / "kb" / "passwd.md").symlink_to(secret)
+    with pytest.raises(CommandError, match="symbolic link"):
+        call_command("qalab_import_org", str(folder))
+    assert not Organization.objects.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -26,6 +27,45 @@ def test_it_exits_2_for_a_bad_responder_spec(demo_org):
     with pytest.raises(CommandError) as exc:
         call_command("qalab_run", "--org", "demo", "--inline", "--responder", "ftp://bot")
     assert exc.value.returncode == 2
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "says"),
+    [
+        ("--budget", "99999999999", "over the limit"),
+        ("--seed", str(2**70), "out of range"),
+        ("--scenarios", "5000", "over the limit"),
+        ("--max-turns", "1000", "over the limit"),
+    ],
+)
+def test_it_exits_2_for_a_huge_number_before_creating_anything(demo_org, flag, value, says):
+    with pytest.raises(CommandError, match=says) as exc:
+        call_command("qalab_run", "--org", "demo", "--inline", flag, value)
+    assert exc.value.returncode == 2
+    assert not Run.objects.exists()
+
+
+def test_it_exits_2_for_a_report_path_it_cannot_write_before_running(
+    demo_org, tmp_path, monkeypatch
+):
+    from runs.management.commands import qalab_run as command
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = command.os.access
+    # Tests run as root, for whom every folder is writable: deny this one the way a mode would.
+    monkeypatch.setattr(
+        command.os, "access", lambda p, mode: Path(p) != locked and real_access(p, mode)
+    )
+    for flag, path, says in (
+        ("--json", tmp_path / "missing" / "r.json", "does not exist"),
+        ("--md", tmp_path, "is a folder"),
+        ("--json", locked / "r.json", "not writable"),
+    ):
+        with pytest.raises(CommandError, match=says) as exc:
+            call_command("qalab_run", "--org", "demo", "--inline", flag, str(path))
+        assert exc.value.returncode == 2, flag
+    assert not Run.objects.exists()
 
 
 def test_it_rejects_inline_with_wait(demo_org):

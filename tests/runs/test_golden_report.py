@@ -46,7 +46,8 @@ def normalize_report(report: dict[str, Any]) -> dict[str, Any]:
 def normalize_markdown(text: str, run_id: int) -> str:
     text = re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+(\+00:00|Z)?", "<time>", text)
     text = re.sub(r"\b\d+ ms\b", "<ms>", text)
-    return text.replace(f"Run {run_id}", "Run <id>").replace(f"qalab-{run_id}-", "qalab-RUN-")
+    text = re.sub(rf"\b([Rr]un) {run_id}\b", r"\1 <id>", text)
+    return text.replace(f"qalab-{run_id}-", "qalab-RUN-")
 
 
 def _compare(name: str, actual: str) -> None:
@@ -89,3 +90,10 @@ def test_normalizing_keeps_what_a_refactor_could_break():
     }
     changed = dict(report, findings=[{"id": 41, "rule": "c"}, {"id": 40, "rule": "b"}])
     assert normalize_report(changed) != normalize_report(report)
+
+
+def test_normalizing_markdown_removes_the_run_id_and_times_only():
+    text = "# AI QA Lab report: run 17\nRun 17 took 3 ms at 2026-01-02T03:04:05+00:00; run 170 too"
+    assert normalize_markdown(text, 17) == (
+        "# AI QA Lab report: run <id>\nRun <id> took <ms> at <time>; run 170 too"
+    )

@@ -384,3 +384,33 @@ def test_a_reviewer_without_triage_permission_sees_no_triage_forms(
         'class="qa-triage-one"' not in client.get(_url("case", canary_run.pk, key)).content.decode()
     )
     assert 'id="qa-triage"' not in client.get(_url("report", canary_run.pk)).content.decode()
+
+
+def test_every_lab_page_sends_a_script_policy_and_has_no_inline_script(admin_client, canary_run):
+    case = canary_run.cases.first()
+    queued = services.run_create(organization=canary_run.organization, scenarios=1, seed=1)
+    for url in (
+        _url("report", queued.pk),  # a run still going: its Cancel form asks to confirm
+        reverse("admin:runs_run_changelist"),
+        _url("start"),
+        _url("report", canary_run.pk),
+        _url("case", canary_run.pk, case.scenario_key),
+        _url("delta", canary_run.pk),
+    ):
+        response = admin_client.get(url)
+        assert response.status_code == 200, url
+        policy = response["Content-Security-Policy"]
+        script_src = re.search(r"script-src ([^;]*)", policy).group(1)
+        assert script_src.split() == ["'self'"], policy
+        assert "frame-ancestors 'none'" in policy and "object-src 'none'" in policy
+        html = response.content.decode()
+        assert re.search(r"<[^>]+\son[a-z]+\s*=", html) is None, url  # no inline handlers
+        inline = [
+            tag
+            for tag in re.findall(r"<script\b[^>]*>", html)
+            if "src=" not in tag and "application/json" not in tag
+        ]
+        assert inline == [], url
+    assert (
+        'data-confirm="Cancel run' in admin_client.get(_url("report", queued.pk)).content.decode()
+    )

@@ -348,3 +348,56 @@ def test_a_report_is_findings_first_and_complete(demo_org, tmp_path):
         assert action["finding_ids"] and set(action["finding_ids"]) <= ids
     confirmed_critical = any(f["severity"] == "critical" and f["confirmed"] for f in findings)
     assert (report["verdict"] == "FAIL_CRITICAL") == confirmed_critical
+
+
+def test_a_python_responder_that_exits_is_a_case_error_not_a_dead_worker():
+    from qalab.llm import NullLedger, OfflineEngine
+    from runs.simulator.adapters import PythonResponder, ResponderError
+    from runs.simulator.contract import ChatMessage, ResponderRequest
+
+    def leaves(request: dict) -> dict:
+        raise SystemExit(3)
+
+    request = ResponderRequest(
+        session_id="s",
+        organization="demo",
+        locale="en_US",
+        kb=[],
+        intake_fields=[],
+        messages=[ChatMessage(role="customer", content="hi")],
+    )
+    with pytest.raises(ResponderError, match="raised SystemExit"):
+        PythonResponder("python:x:leaves", leaves).respond(
+            request, engine=OfflineEngine(ledger=NullLedger()), purpose="t"
+        )
+
+
+@pytest.mark.django_db
+def test_the_web_form_refuses_python_code_that_no_operator_registered(admin_client, settings):
+    from django.urls import reverse
+
+    from qalab.models import Organization
+    from runs.models import Run
+
+    org = import_demo_org()
+    url = reverse("admin:runs_run_start")
+    settings.QALAB_WEB_PYTHON_RESPONDERS = ("python:tests.responders:paced",)
+    for spec in ("python:sys:exit", "python:os:system", "python:tests.responders:slow"):
+        page = admin_client.post(
+            url, {"organization": org.pk, "preset": "quick", "responder": spec}
+        )
+        assert page.status_code == 200, spec
+        assert "QALAB_WEB_PYTHON_RESPONDERS" in page.content.decode(), spec
+    # The org's own default goes through the same gate.
+    Organization.objects.filter(pk=org.pk).update(responder="python:sys:exit")
+    page = admin_client.post(url, {"organization": org.pk, "preset": "quick", "responder": ""})
+    assert "the organization&#x27;s default responder" in page.content.decode()
+    assert not Run.objects.exists()
+    # Data-only specs and registered code go through.
+    Organization.objects.filter(pk=org.pk).update(responder="")
+    for spec in ("canary:invent_price", "python:tests.responders:paced"):
+        page = admin_client.post(
+            url, {"organization": org.pk, "preset": "quick", "responder": spec}
+        )
+        assert page.status_code == 302, spec
+    assert Run.objects.count() == 2

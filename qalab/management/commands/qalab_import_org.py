@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from qalab.database import require_migrated
+from qalab.models import Organization
 from qalab.org_folder import OrgFolderError, load_org_folder
 from qalab.orgs import organization_import
 
@@ -16,6 +17,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("dir", help="org folder: org.yaml plus kb/*.md")
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="update the organization if its slug exists (default: refuse, nothing changed)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -23,6 +29,12 @@ class Command(BaseCommand):
         except OrgFolderError as exc:
             raise CommandError(f"invalid org folder, nothing imported:\n{exc}") from exc
         require_migrated()  # the folder is checked first: that needs no database
+        existing = Organization.objects.filter(slug=context.slug).first()
+        if existing is not None and not options["replace"]:
+            raise CommandError(
+                f"organization '{context.slug}' exists already ({existing.name}); nothing "
+                "imported. Pass --replace to update it from this folder."
+            )
         org, created = organization_import(context=context)
         verb = "Imported" if created else "Updated"
         self.stdout.write(

@@ -14,4 +14,10 @@ class Command(BaseCommand):
     help = "Import (or refresh) the demo organization, slug 'demo'."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        call_command("qalab_import_org", str(DEMO_ORG_DIR), stdout=self.stdout, stderr=self.stderr)
+        call_command(
+            "qalab_import_org",
+            str(DEMO_ORG_DIR),
+            "--replace",  # refreshing the shipped demo org is what this command is for
+            stdout=self.stdout,
+            stderr=self.stderr,
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,19 @@ def _positive(value: str) -> int:
     return number
 
 
+def _unwritable(path: str) -> str | None:
+    """Why a report cannot be written at `path` (None: it can)."""
+    target = Path(path)
+    if target.is_dir():
+        return "is a folder, not a file"
+    folder = target.parent
+    if not folder.is_dir():
+        return f"folder {folder} does not exist"
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return "is not writable"
+    return None
+
+
 class Command(BaseCommand):
     help = (
         "Run the QA pipeline for one organization. Exit codes: 0 pass, 1 FAIL_CRITICAL, "
@@ -95,6 +109,11 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         require_migrated()
+        for option in ("json_path", "md_path"):
+            if opts[option] and (problem := _unwritable(opts[option])):
+                # Checked first: a whole run must not end in a report that cannot be written.
+                flag = "--" + option.removesuffix("_path")
+                raise CommandError(f"{flag} {opts[option]}: {problem}", returncode=EXIT_USAGE)
         try:
             org = Organization.objects.get(slug=opts["org"])
         except Organization.DoesNotExist:
