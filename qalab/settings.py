@@ -95,7 +95,12 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "loggers": {"qalab": {"handlers": ["console"], "level": envstr("QALAB_LOG_LEVEL", "INFO")}},
+    "loggers": {
+        "qalab": {"handlers": ["console"], "level": envstr("QALAB_LOG_LEVEL", "INFO")},
+        # A 500 (and the traceback) reaches the log, not only an unconfigured admin mailbox.
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+        "celery": {"handlers": ["console"], "level": "WARNING"},
+    },
 }
 
 # --------------------------------------------------------------------------- Celery

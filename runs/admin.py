@@ -277,7 +277,7 @@ class RunAdmin(admin.ModelAdmin):
         progress = run_get_progress(run=run)
         context = self._context(
             request,
-            f"Run #{run.pk} — {run.organization.name} · {run.preset}",
+            f"Run #{run.pk} — {run.org_name} · {run.preset}",
             run=run,
             progress=progress,
             verdict_class=VERDICT_CLASS.get(run.verdict, "running"),

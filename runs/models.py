@@ -83,6 +83,17 @@ class Run(models.Model):
     def is_final(self) -> bool:
         return self.status in FINAL_STATUSES
 
+    @property
+    def org_slug(self) -> str:
+        """The organization's slug as it was when the run was created (its snapshot)."""
+        return self.source.get("organization", {}).get("slug") or self.organization.slug
+
+    @property
+    def org_name(self) -> str:
+        """The organization's name as it was when the run was created: a re-import that renames
+        the organization does not rewrite the reports of its earlier runs."""
+        return self.source.get("organization", {}).get("name") or self.organization.name
+
 
 class RunArtifact(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artifacts")

@@ -157,7 +157,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
     report_findings = [_finding(f, triage.get(f.id)) for f in findings]
     return RunReport(
         run_id=run.id,
-        organization=run.organization.slug,
+        organization=run.org_slug,
         preset=run.preset,
         status=run.status,
         verdict=run.verdict or None,

@@ -99,6 +99,7 @@ def run_create(
     if engine != "offline":
         config["json_mode"] = settings.QALAB_LLM_JSON_MODE
     source = {
+        "organization": {"slug": organization.slug, "name": organization.name},
         "org_context_sha256": org_context_hash(context),
         "kb_documents": {d.slug: sha256_text(d.text) for d in context.kb},
         "prompts": prompt_hashes(*PROMPT_DIRS),
