@@ -52,6 +52,15 @@ def _fixtures_dir() -> Path:
         raise PromoteError("the fixtures folder setting contains a NUL byte")
     if configured.is_symlink():
         raise PromoteError(f"the fixtures folder {configured} is a symlink: refusing to write")
+    base = Path(settings.BASE_DIR)
+    for parent in configured.parents:
+        # Inside the project, a linked folder on the way (docs -> /etc) would send the file
+        # elsewhere; outside it, the operator chose the path and its links.
+        if parent != base and parent.is_relative_to(base) and parent.is_symlink():
+            raise PromoteError(
+                f"the fixtures folder {configured} lies under a symlink ({parent}): "
+                "refusing to write"
+            )
     try:
         configured.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # e.g. a file in its place, or no permission to create it

@@ -210,6 +210,26 @@ def test_a_fixtures_folder_that_is_a_file_is_refused(
     assert not PromotedFixture.objects.exists()
 
 
+def test_a_fixtures_folder_under_a_symlinked_folder_of_the_project_is_refused(
+    run: Run, settings: SettingsWrapper, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    project.mkdir()
+    (project / "docs").symlink_to(elsewhere, target_is_directory=True)
+    settings.BASE_DIR = project
+    settings.QALAB_FIXTURES_DIR = "docs/kb-fixtures"
+    with pytest.raises(PromoteError, match="under a symlink"):
+        fixture_promote(run=run, case=_case(run))
+    assert list(elsewhere.iterdir()) == []
+    assert not PromotedFixture.objects.exists()
+    # A real folder in its place is fine.
+    (project / "docs").unlink()
+    (project / "docs").mkdir()
+    assert fixture_promote(run=run, case=_case(run)).created
+
+
 def test_a_nul_byte_in_the_fixtures_folder_setting_is_refused(
     run: Run, settings: SettingsWrapper, tmp_path: Path
 ) -> None:
