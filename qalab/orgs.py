@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from qalab.domain import OrgContext
 from qalab.models import IntakeField, KbDocument, Organization, Policy, Service, Skill
@@ -111,3 +113,9 @@ def org_context_hash(context: OrgContext) -> str:
     """sha256 of the canonical JSON of the org context (the snapshot's org-context hash)."""
     canonical = json.dumps(context.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     return sha256_text(canonical)
+
+
+def organizations_for(user: Any) -> QuerySet[Organization]:
+    """The organizations `user` may see and act for: all for a superuser, else their own."""
+    qs = Organization.objects.all()
+    return qs if user.is_superuser else qs.filter(members=user)

@@ -30,7 +30,7 @@ from django.views.decorators.http import require_POST
 
 from judge.rules import RULES
 from qalab.domain import SEVERITIES, ArtifactKind
-from qalab.models import Organization
+from qalab.orgs import organizations_for
 from runs import services
 from runs.forms import StartRunForm, TriageForm
 from runs.highlight import highlight
@@ -60,11 +60,6 @@ SCORE_LABELS = {
     "conversation_quality": "Conversation quality",
     "overall": "Overall",
 }
-
-
-def organizations_for(user: Any) -> QuerySet[Organization]:
-    qs = Organization.objects.all()
-    return qs if user.is_superuser else qs.filter(members=user)
 
 
 def _short(tokens: int) -> str:
@@ -98,7 +93,8 @@ class RunAdmin(admin.ModelAdmin):
         "created_at",
     ]
     list_filter = [
-        "organization",
+        # Only the organizations of runs the user may see (not every org's name).
+        ("organization", admin.RelatedOnlyFieldListFilter),
         "preset",
         "verdict",
         "status",
