@@ -94,12 +94,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Every log line passes the redaction filter: no API key or auth value reaches a log.
+    "filters": {"redact": {"()": "qalab.redact.RedactingFilter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}
+    },
     "loggers": {
         "qalab": {"handlers": ["console"], "level": envstr("QALAB_LOG_LEVEL", "INFO")},
         # A 500 (and the traceback) reaches the log, not only an unconfigured admin mailbox.
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
-        "celery": {"handlers": ["console"], "level": "WARNING"},
     },
 }
 

@@ -9,6 +9,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from qalab.llm import BudgetExceeded, Role, RunEnded, Usage
+from qalab.redact import redact
 from runs.models import FINAL_STATUSES, LlmCall, Run
 
 
@@ -80,8 +81,8 @@ class DbLedger:
             call.estimated = usage.estimated if usage else True
             call.status = status[:20]
             call.latency_ms = latency_ms
-            call.raw_reply = raw
-            call.detail = detail[:4000]
+            call.raw_reply = redact(raw)
+            call.detail = redact(detail)[:4000]
             call.save(
                 update_fields=[
                     "actual",
@@ -110,8 +111,8 @@ class DbLedger:
             actual=0,
             estimated=False,
             status=status[:20],
-            raw_reply=raw,
-            detail=detail[:4000],
+            raw_reply=redact(raw),
+            detail=redact(detail)[:4000],
         )
 
 

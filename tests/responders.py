@@ -84,3 +84,19 @@ MARKDOWN_REPLY = (
 def markdown_links(request: dict[str, Any]) -> dict[str, Any]:
     """A bot whose reply tries to put live links into the Markdown report."""
     return {"reply": MARKDOWN_REPLY, "status": "AWAITING_RESPONSE", "extracted": {}}
+
+
+def echo_secret(request: dict[str, Any]) -> dict[str, Any]:
+    """A careless bot that echoes its own auth value, a bearer header and an API key, in its
+    reply and in an extracted field."""
+    import os
+
+    token = os.environ.get("QALAB_TEST_BOT_TOKEN", "")
+    return {
+        "reply": (
+            f"Debug: my token is {token}. Authorization: Bearer {token} "
+            "and my key sk-live-abcdefghijklmnop1234. A clean is 19 EUR."
+        ),
+        "status": "AWAITING_RESPONSE",
+        "extracted": {"note": f"token={token}"},
+    }

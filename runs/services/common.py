@@ -15,6 +15,7 @@ from django.utils import timezone
 import judge
 from generator import prompts as generator_prompts
 from qalab.orgs import sha256_text
+from qalab.redact import redact
 from runs import simulator
 from runs.models import CaseStatus, LlmCall, Run, RunCase, RunStatus
 
@@ -67,7 +68,7 @@ def run_mark_error(*, run_id: int, reason: str) -> bool:
             RunStatus.REPORTING,
         ),
         RunStatus.ERROR,
-        error=reason[:2000],
+        error=redact(reason)[:2000],
         finished_at=timezone.now(),
     )
     if ended:

@@ -8,6 +8,7 @@ from django.utils import timezone
 from generator.pipeline import generate_artifacts
 from qalab.llm import BudgetExceeded, get_engine
 from qalab.orgs import organization_get_context
+from qalab.redact import redact
 from runs.artifacts import (
     load_test_set,
     store_test_set,
@@ -73,7 +74,7 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
             run_id,
             RunStatus.GENERATING,
             RunStatus.ERROR,
-            error=f"generation failed: {type(exc).__name__}: {exc}",
+            error=redact(f"generation failed: {type(exc).__name__}: {exc}"),
             finished_at=timezone.now(),
         )
         return

@@ -16,6 +16,7 @@ from judge.schemas import (
 )
 from qalab.llm import BudgetExceeded, RunEnded, get_engine
 from qalab.llm.base import QuotaExhausted
+from qalab.redact import redact, redact_values
 from runs.artifacts import (
     load_blueprint,
     load_fixture,
@@ -82,6 +83,8 @@ def _claim_case(case_id: int) -> RunCase | str | None:
 
 
 def _finish_case(case: RunCase, status: str, **fields: Any) -> None:
+    if fields.get("error"):
+        fields["error"] = redact(fields["error"])  # may quote a bot's reply or an HTTP error
     RunCase.objects.filter(id=case.id, status=CaseStatus.RUNNING).update(
         status=status, finished_at=timezone.now(), lease_expires_at=None, **fields
     )
@@ -91,7 +94,9 @@ def _skip_pending_cases(run_id: int, *, reason: str = "") -> None:
     """Cases not started yet: `skipped_budget`, or `error` with `reason` when one is given."""
     pending = RunCase.objects.filter(run_id=run_id, status=CaseStatus.QUEUED)
     if reason:
-        pending.update(status=CaseStatus.ERROR, error=reason[:2000], finished_at=timezone.now())
+        pending.update(
+            status=CaseStatus.ERROR, error=redact(reason)[:2000], finished_at=timezone.now()
+        )
     else:
         pending.update(status=CaseStatus.SKIPPED_BUDGET, finished_at=timezone.now())
 
@@ -241,9 +246,10 @@ def run_record_turn(
                 case=case,
                 index=index,
                 attempt=case.attempt,
-                customer_message=customer_message,
-                responder_reply=reply,
-                extracted=extracted,
+                # A bot may echo its auth header or a key from its KB: never stored verbatim.
+                customer_message=redact(customer_message),
+                responder_reply=redact(reply),
+                extracted=redact_values(extracted),
                 responder_status=status,
                 usage=usage,
                 latency_ms=latency_ms,
