@@ -234,13 +234,15 @@ def _phrase_top_actions(run_id: int) -> None:
     index = {row.id: i for i, row in enumerate(finding_rows)}
     findings = [finding_model(row) for row in finding_rows]
     actions = [
-        TopAction(
-            rank=row.rank,
-            title=row.title,
-            target_layer=row.target_layer,  # type: ignore[arg-type]
-            effort=row.effort,  # type: ignore[arg-type]
-            rationale=row.rationale,
-            finding_indexes=[index[i] for i in row.finding_ids if i in index],
+        TopAction.model_validate(
+            {
+                "rank": row.rank,
+                "title": row.title,
+                "target_layer": row.target_layer,
+                "effort": row.effort,
+                "rationale": row.rationale,
+                "finding_indexes": [index[i] for i in row.finding_ids if i in index],
+            }
         )
         for row in rows
     ]

@@ -7,7 +7,6 @@ from django.utils import timezone
 
 from judge import gate
 from judge.schemas import (
-    Evidence,
     Finding,
 )
 from qalab.domain import SEVERITIES
@@ -52,23 +51,25 @@ def run_report(*, run_id: int) -> None:
 
 
 def finding_model(row: RunFinding) -> Finding:
-
-    return Finding(
-        rule_id=row.rule_id,
-        severity=row.severity,  # type: ignore[arg-type]
-        case_key=row.case.scenario_key if row.case else "",
-        turn_index=row.turn_index,
-        subject=row.subject,
-        evidence=[Evidence.model_validate(e) for e in row.evidence],
-        rationale=row.rationale,
-        fix_target=row.fix_target,  # type: ignore[arg-type]
-        fix_text=row.fix_text,
-        effort=row.effort,  # type: ignore[arg-type]
-        confidence=row.confidence,
-        detector=row.detector,
-        fingerprint=row.fingerprint,
-        confirmed=row.confirmed,
-        corroborating=row.corroborating,
+    """The judge's finding a stored row holds (validated: a row is only as good as its checks)."""
+    return Finding.model_validate(
+        {
+            "rule_id": row.rule_id,
+            "severity": row.severity,
+            "case_key": row.case.scenario_key if row.case else "",
+            "turn_index": row.turn_index,
+            "subject": row.subject,
+            "evidence": row.evidence,
+            "rationale": row.rationale,
+            "fix_target": row.fix_target,
+            "fix_text": row.fix_text,
+            "effort": row.effort,
+            "confidence": row.confidence,
+            "detector": row.detector,
+            "fingerprint": row.fingerprint,
+            "confirmed": row.confirmed,
+            "corroborating": row.corroborating,
+        }
     )
 
 
