@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from generator.facts.money import extract_money
 from generator.facts.spans import mask_spans
@@ -54,5 +55,13 @@ def normalize_time(text: str) -> str | None:
 
 def extract_times(text: str) -> list[str]:
     """Every clock time as 'HH:MM', in order, ignoring amounts such as '12.50 EUR'."""
+    if not any(c.isdigit() for c in text):
+        return []  # no clock time without a digit: skip the (costly) patterns
+    return list(_times(text))
+
+
+@lru_cache(maxsize=8192)
+def _times(text: str) -> tuple[str, ...]:
+    # Cached like money: the generator's fact check reads the same windows for every fact.
     masked = mask_spans(text, [(s, e) for _, s, e in extract_money(text)])
-    return [value for value, _, _ in clock_times(masked)]
+    return tuple(value for value, _, _ in clock_times(masked))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 CURRENCY_SYMBOL = r"€|\$|£|¥|₹"
 CURRENCY_CODES = (
@@ -130,12 +131,24 @@ def money_of(match: re.Match[str]) -> tuple[Decimal, str] | None:
 
 def extract_money(text: str) -> list[tuple[Decimal, int, int]]:
     """Every money mention as (amount, start, end)."""
+    if not _DIGIT.search(text):
+        return []  # no amount without a digit: skip the (costly) pattern
+    return list(_money_spans(text))
+
+
+_DIGIT = re.compile(r"\d")
+
+
+@lru_cache(maxsize=8192)
+def _money_spans(text: str) -> tuple[tuple[Decimal, int, int], ...]:
+    # Cached: the generator's fact check and the noise read the same lines and windows many
+    # times over (every fact, every seed); the judge reads each reply once per check.
     out = []
     for m in MONEY.finditer(text):
         found = money_of(m)
         if found is not None:
             out.append((found[0], m.start(), m.end()))
-    return out
+    return tuple(out)
 
 
 def normalize_money(text: str) -> Decimal | None:
