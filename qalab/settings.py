@@ -154,6 +154,8 @@ QALAB_RESPONDER_MODEL = envstr("QALAB_RESPONDER_MODEL", "gpt-4o-mini")
 # value is read from the environment variable named here (never stored in a run).
 QALAB_RESPONDER_CONNECT_TIMEOUT = envint("QALAB_RESPONDER_CONNECT_TIMEOUT", 5, minimum=1)
 QALAB_RESPONDER_READ_TIMEOUT = envint("QALAB_RESPONDER_READ_TIMEOUT", 30, minimum=1)
+# The whole reply, however slowly it trickles in (well inside the case lease).
+QALAB_RESPONDER_TOTAL_TIMEOUT = envint("QALAB_RESPONDER_TOTAL_TIMEOUT", 120, minimum=1)
 QALAB_RESPONDER_MAX_REPLY_BYTES = envint("QALAB_RESPONDER_MAX_REPLY_BYTES", 1_000_000, minimum=1024)
 QALAB_RESPONDER_AUTH_HEADER = envstr("QALAB_RESPONDER_AUTH_HEADER", "Authorization")
 QALAB_RESPONDER_AUTH_ENV = envstr("QALAB_RESPONDER_AUTH_ENV")

@@ -7,7 +7,8 @@
         bot.max_in_flight # most requests handled at the same time
 
 Faults per case key (the end of the session id): `timeout` (sleeps `sleep` seconds), `garbage`
-(a 200 that is not JSON), `500`, `wrong_shape` (JSON without `reply`), `huge` (10 MB).
+(a 200 that is not JSON), `500`, `wrong_shape` (JSON without `reply`), `huge` (10 MB),
+`drip` (a valid reply, one byte every `sleep` seconds).
 """
 
 from __future__ import annotations
@@ -98,7 +99,23 @@ class ResponderServer:
                 reply = default_reply(body)
                 with server._lock:
                     server.replies[body["session_id"]].append(reply)
+                if fault == "drip":
+                    return self._drip(json.dumps(reply).encode())
                 self._send(200, json.dumps(reply).encode())
+
+            def _drip(self, payload: bytes) -> None:
+                """A valid reply, one byte every `sleep` seconds: no single read times out."""
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    for i in range(len(payload)):
+                        self.wfile.write(payload[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(server.sleep)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _send(self, status: int, payload: bytes) -> None:
                 try:

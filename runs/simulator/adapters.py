@@ -8,11 +8,14 @@ with the reason; the rest of the run goes on).
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import importlib
 import json
 import os
 import re
+import socket
+import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -138,23 +141,48 @@ class HttpResponder:
         if self._parsed.query:
             path = f"{path}?{self._parsed.query}"
         limit = settings.QALAB_RESPONDER_MAX_REPLY_BYTES
+        total = settings.QALAB_RESPONDER_TOTAL_TIMEOUT
         connection = self._connection()
+        # The read timeout bounds each read; a bot that drips a byte now and then never trips
+        # it. A timer cuts the connection once the whole reply has taken `total` seconds.
+        expired = threading.Event()
+        opened: list[socket.socket] = []  # the socket, kept: http.client may drop its own handle
+
+        def cut_off() -> None:
+            expired.set()
+            for sock in opened:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+        timer = threading.Timer(total, cut_off)
+        timer.daemon = True
+        timer.start()
         try:
             connection.connect()
             # The connect timeout got us a socket; from here on the read timeout applies.
             if connection.sock is not None:
                 connection.sock.settimeout(settings.QALAB_RESPONDER_READ_TIMEOUT)
+                opened.append(connection.sock)
+                if expired.is_set():  # the deadline passed while connecting
+                    cut_off()
             connection.request("POST", path, body=body, headers=headers)
             response = connection.getresponse()
             raw = response.read(limit + 1)
-        except TimeoutError as exc:
-            raise ResponderError(f"{self.spec} timed out: {exc or 'no reply in time'}") from exc
-        except OSError as exc:
-            raise ResponderError(f"{self.spec} unreachable: {exc}") from exc
-        except http.client.HTTPException as exc:
+        except (OSError, http.client.HTTPException) as exc:
+            if expired.is_set():
+                raise ResponderError(
+                    f"{self.spec} took longer than {total} s in total: reply cut off"
+                ) from exc
+            if isinstance(exc, TimeoutError):
+                raise ResponderError(f"{self.spec} timed out: {exc or 'no reply in time'}") from exc
+            if isinstance(exc, OSError):
+                raise ResponderError(f"{self.spec} unreachable: {exc}") from exc
             raise ResponderError(f"{self.spec} broke the HTTP protocol: {exc!r}") from exc
         finally:
+            timer.cancel()
             connection.close()
+        if expired.is_set():
+            raise ResponderError(f"{self.spec} took longer than {total} s in total: reply cut off")
         if len(raw) > limit:
             raise ResponderError(f"{self.spec} replied with more than {limit:,} bytes")
         if response.status >= 400:

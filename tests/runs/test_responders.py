@@ -401,3 +401,36 @@ def test_the_web_form_refuses_python_code_that_no_operator_registered(admin_clie
         )
         assert page.status_code == 302, spec
     assert Run.objects.count() == 2
+
+
+def test_a_bot_that_drips_its_reply_is_cut_off_at_the_total_deadline(settings):
+    import time
+
+    from qalab.llm import NullLedger, OfflineEngine
+    from runs.simulator.adapters import HttpResponder, ResponderError
+    from runs.simulator.contract import ChatMessage, ResponderRequest
+
+    settings.QALAB_RESPONDER_READ_TIMEOUT = 1
+    settings.QALAB_RESPONDER_TOTAL_TIMEOUT = 1
+    request = ResponderRequest(
+        session_id="qalab-1-sc-01",
+        organization="demo",
+        locale="en_US",
+        kb=[],
+        intake_fields=[],
+        messages=[ChatMessage(role="customer", content="hi")],
+    )
+    # One byte every 0.3 s: no read waits a second, but the reply would take about a minute.
+    with ResponderServer(faults={"sc-01": "drip"}, sleep=0.3) as bot:
+        started = time.monotonic()
+        with pytest.raises(ResponderError, match="longer than 1 s in total"):
+            HttpResponder(bot.url).respond(
+                request, engine=OfflineEngine(ledger=NullLedger()), purpose="t"
+            )
+        assert time.monotonic() - started < 5
+        # A bot that answers at once is unaffected by the deadline.
+        fast = request.model_copy(update={"session_id": "qalab-1-sc-02"})
+        reply = HttpResponder(bot.url).respond(
+            fast, engine=OfflineEngine(ledger=NullLedger()), purpose="t"
+        )
+        assert reply.reply.startswith("Turn 0")
