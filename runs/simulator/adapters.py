@@ -142,6 +142,7 @@ class HttpResponder:
             path = f"{path}?{self._parsed.query}"
         limit = settings.QALAB_RESPONDER_MAX_REPLY_BYTES
         total = settings.QALAB_RESPONDER_TOTAL_TIMEOUT
+        too_slow = f"{self.spec} took longer than {total} s in total: reply cut off"
         connection = self._connection()
         # The read timeout bounds each read; a bot that drips a byte now and then never trips
         # it. A timer cuts the connection once the whole reply has taken `total` seconds.
@@ -170,9 +171,7 @@ class HttpResponder:
             raw = response.read(limit + 1)
         except (OSError, http.client.HTTPException) as exc:
             if expired.is_set():
-                raise ResponderError(
-                    f"{self.spec} took longer than {total} s in total: reply cut off"
-                ) from exc
+                raise ResponderError(too_slow) from exc
             if isinstance(exc, TimeoutError):
                 raise ResponderError(f"{self.spec} timed out: {exc or 'no reply in time'}") from exc
             if isinstance(exc, OSError):
@@ -182,7 +181,7 @@ class HttpResponder:
             timer.cancel()
             connection.close()
         if expired.is_set():
-            raise ResponderError(f"{self.spec} took longer than {total} s in total: reply cut off")
+            raise ResponderError(too_slow)
         if len(raw) > limit:
             raise ResponderError(f"{self.spec} replied with more than {limit:,} bytes")
         if response.status >= 400:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.test import override_settings
@@ -353,19 +354,11 @@ def test_a_report_is_findings_first_and_complete(demo_org, tmp_path):
 def test_a_python_responder_that_exits_is_a_case_error_not_a_dead_worker():
     from qalab.llm import NullLedger, OfflineEngine
     from runs.simulator.adapters import PythonResponder, ResponderError
-    from runs.simulator.contract import ChatMessage, ResponderRequest
 
     def leaves(request: dict) -> dict:
         raise SystemExit(3)
 
-    request = ResponderRequest(
-        session_id="s",
-        organization="demo",
-        locale="en_US",
-        kb=[],
-        intake_fields=[],
-        messages=[ChatMessage(role="customer", content="hi")],
-    )
+    request = _hello("s")
     with pytest.raises(ResponderError, match="raised SystemExit"):
         PythonResponder("python:x:leaves", leaves).respond(
             request, engine=OfflineEngine(ledger=NullLedger()), purpose="t"
@@ -408,18 +401,10 @@ def test_a_bot_that_drips_its_reply_is_cut_off_at_the_total_deadline(settings):
 
     from qalab.llm import NullLedger, OfflineEngine
     from runs.simulator.adapters import HttpResponder, ResponderError
-    from runs.simulator.contract import ChatMessage, ResponderRequest
 
     settings.QALAB_RESPONDER_READ_TIMEOUT = 1
     settings.QALAB_RESPONDER_TOTAL_TIMEOUT = 1
-    request = ResponderRequest(
-        session_id="qalab-1-sc-01",
-        organization="demo",
-        locale="en_US",
-        kb=[],
-        intake_fields=[],
-        messages=[ChatMessage(role="customer", content="hi")],
-    )
+    request = _hello("qalab-1-sc-01")
     # One byte every 0.3 s: no read waits a second, but the reply would take about a minute.
     with ResponderServer(faults={"sc-01": "drip"}, sleep=0.3) as bot:
         started = time.monotonic()
@@ -434,3 +419,17 @@ def test_a_bot_that_drips_its_reply_is_cut_off_at_the_total_deadline(settings):
             fast, engine=OfflineEngine(ledger=NullLedger()), purpose="t"
         )
         assert reply.reply.startswith("Turn 0")
+
+
+def _hello(session_id: str) -> Any:
+    """A one-message request ("hi") with no KB and no intake fields."""
+    from runs.simulator.contract import ChatMessage, ResponderRequest
+
+    return ResponderRequest(
+        session_id=session_id,
+        organization="demo",
+        locale="en_US",
+        kb=[],
+        intake_fields=[],
+        messages=[ChatMessage(role="customer", content="hi")],
+    )
