@@ -28,6 +28,7 @@ from runs.report.schema import (
     Evidence,
     Finding,
     Fix,
+    Interruption,
     RunReport,
     Summary,
     Tokens,
@@ -63,6 +64,7 @@ def run_tokens(run: Run) -> Tokens:
         fallbacks=statuses["fallback"],
         replayed=statuses["replayed"],
         denied=statuses["denied"],
+        orphaned=statuses["orphaned"],
         estimated=estimated,
         note="estimated tokens (chars/4) metered by the offline engine" if estimated else "",
     )
@@ -132,6 +134,20 @@ def _turn(t: RunTurn) -> Turn:
     )
 
 
+def case_interruptions(case: RunCase, turns: list[RunTurn]) -> list[Interruption]:
+    """Each attempt after the first is a takeover: the worker before it stopped renewing its
+    lease (killed, or its machine gone), and the new one resumed after the turns kept."""
+    return [
+        Interruption(
+            attempt=attempt,
+            after_turn=sum(1 for t in turns if t.attempt < attempt),
+            reason=f"the worker of attempt {attempt - 1} was lost (its lease expired); "
+            f"attempt {attempt} resumed the conversation",
+        )
+        for attempt in range(2, case.attempt + 1)
+    ]
+
+
 def run_get_findings(run: Run) -> list[RunFinding]:
     """Findings critical -> major -> minor, in judge order within a severity."""
     rows = list(run.findings.select_related("case"))
@@ -182,6 +198,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
             passed=sum(1 for c in cases if c.passed),
             errored=sum(1 for c in cases if c.status == CaseStatus.ERROR),
             skipped_budget=sum(1 for c in cases if c.status == CaseStatus.SKIPPED_BUDGET),
+            interrupted=sum(1 for c in cases if c.attempt > 1),
             findings=severity_counts(f.severity for f in findings),
             unsupported_findings=_unsupported_findings(run),
             triage=count_triage_states(f.triage.state for f in report_findings),
@@ -215,6 +232,8 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
                 expected_status=c.expected_status,
                 actual_status=c.actual_status or None,
                 turns=[_turn(t) for t in c.turns.all()],
+                attempts=max(c.attempt, 1),
+                interruptions=case_interruptions(c, list(c.turns.all())),
                 scores=rounded_scores(
                     c.score_groundedness, c.score_extraction, c.score_quality, c.score_overall
                 ),

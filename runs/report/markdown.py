@@ -26,6 +26,22 @@ def _md_escape(text: str) -> str:
     )
 
 
+def _interruptions(report: RunReport) -> list[str]:
+    """Work a lost worker left behind, said where a reader of the summary sees it."""
+    lines = [
+        f"> Interrupted: case {case.id}: attempt {i.attempt} resumed after turn {i.after_turn} "
+        f"({_md_escape(i.reason)})."
+        for case in report.cases
+        for i in case.interruptions
+    ]
+    if report.tokens.orphaned:
+        lines.append(
+            f"> Interrupted: {report.tokens.orphaned} token reservation(s) left open by a lost "
+            "worker were charged in full."
+        )
+    return ["", *lines] if lines else []
+
+
 def report_to_markdown(report: RunReport) -> str:
     """Findings-first Markdown (seed 003 §6 order): verdict, findings, top actions, scores, tokens."""
     lines: list[str] = []
@@ -50,7 +66,9 @@ def report_to_markdown(report: RunReport) -> str:
     add(
         f"Cases: {s.cases} · completed {s.completed} · passed {s.passed} · errored "
         f"{s.errored} · skipped (budget) {s.skipped_budget}"
+        + (f" · interrupted {s.interrupted}" if s.interrupted else "")
     )
+    lines += _interruptions(report)
     f = s.findings
     add("")
     add(f"## Findings ({f.critical} critical, {f.major} major, {f.minor} minor)")
@@ -121,7 +139,9 @@ def report_to_markdown(report: RunReport) -> str:
     add(
         f"{t.calls} ledger rows; {t.retries} retried attempt(s), "
         f"{t.invalid} invalid reply(ies), {t.fallbacks} fallback(s) to the "
-        f"offline implementation, {t.replayed} replayed; "
+        f"offline implementation, {t.replayed} replayed"
+        + (f", {t.orphaned} orphaned reservation(s) charged in full" if t.orphaned else "")
+        + "; "
         f"{report.summary.unsupported_findings} LLM finding(s) dropped for "
         "unverified evidence."
     )

@@ -49,6 +49,10 @@ class Tokens(ReportModel):
     fallbacks: int = Field(description="calls that fell back to the offline implementation")
     replayed: int
     denied: int
+    orphaned: int = Field(
+        description="reservations a lost worker left open, settled by the reaper at their full "
+        "reserved size (the call's real usage was never seen)"
+    )
     estimated: bool
     note: str
 
@@ -88,6 +92,7 @@ class Summary(ReportModel):
     passed: int
     errored: int
     skipped_budget: int
+    interrupted: int = Field(description="cases whose worker was lost and another resumed")
     findings: SeverityCounts
     unsupported_findings: int = Field(
         description="LLM-judge findings dropped because their evidence quote was not in the "
@@ -175,6 +180,16 @@ class Turn(ReportModel):
     attempt: int
 
 
+class Interruption(ReportModel):
+    """A case taken over by another worker after the one playing it stopped renewing its lease."""
+
+    attempt: int = Field(description="the attempt that took the case over (the first is 1)")
+    after_turn: int = Field(
+        description="turns kept from earlier attempts: the conversation resumed at this index"
+    )
+    reason: str
+
+
 class Case(ReportModel):
     id: str
     scenario: str
@@ -187,6 +202,8 @@ class Case(ReportModel):
     expected_status: str
     actual_status: str | None
     turns: list[Turn]
+    attempts: int = Field(description="workers that took the case in hand (1 when none was lost)")
+    interruptions: list[Interruption]
     scores: Scores
     passed: bool | None = Field(alias="pass")
 

@@ -39,9 +39,9 @@ def reap_stale_work(*, dispatcher: Dispatcher) -> dict[str, int]:
     )
     for case_id in stale_cases + queued_cases:
         dispatcher.simulate(case_id)
-    orphans = settle_orphaned_reservations(
-        older_than=now - timedelta(seconds=settings.QALAB_CASE_LEASE_SECONDS)
-    )
+    # A live call settles within its timeout (per attempt); only an older reservation is orphaned.
+    orphan_age = max(settings.QALAB_CASE_LEASE_SECONDS, 2 * settings.QALAB_LLM_TIMEOUT_SECONDS)
+    orphans = settle_orphaned_reservations(older_than=now - timedelta(seconds=orphan_age))
     locked = 0
     for run_id in Run.objects.filter(
         status__in=UNREPORTED_FINAL, locked_at__isnull=True

@@ -39,6 +39,7 @@ from runs.services.common import (
     swap_status,
     worker_id,
 )
+from runs.services.lease import lease_kept
 from runs.simulator.adapters import get_responder
 from runs.simulator.contract import ChatMessage, IntakeFieldRef, KbEntry, ResponderRequest
 from runs.simulator.customer import customer_next_message
@@ -137,75 +138,76 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
     ]
 
     history = [turn_from_row(t) for t in case.turns.order_by("index")]
-    try:
-        while True:
-            index = len(history)
-            purpose = f"{case.scenario_key}/t{index}"
-            message = customer_next_message(
-                blueprint, history, engine=engine, purpose=f"customer:{purpose}"
-            )
-            if message is None:
-                break
-            messages = [m for t in history for m in _chat_pair(t)]
-            messages.append(ChatMessage(role="customer", content=message))
-            request = ResponderRequest(
-                session_id=case.session_id,
-                organization=run.organization.slug,
-                locale=run.organization.locale,
-                kb=kb,
-                intake_fields=intake,
-                messages=messages,
-            )
-            started = time.monotonic()
-            reply = responder.respond(request, engine=engine, purpose=f"responder:{purpose}")
-            latency_ms = int((time.monotonic() - started) * 1000)
-            turn = run_record_turn(
-                case=case,
-                index=index,
-                customer_message=message,
-                reply=reply.reply,
-                extracted=reply.extracted,
-                status=reply.status or "",
-                usage=reply.usage.model_dump() if reply.usage else {},
-                latency_ms=latency_ms,
-            )
-            history.append(turn)
-    except RunEnded as exc:
-        # Cancelled or errored while this case was talking: it stops at its next LLM call.
-        logger.info("run %s case %s: %s", run.id, case.scenario_key, exc)
-        _finish_case(
-            case,
-            CaseStatus.CANCELLED,
-            actual_status=history[-1].status or "" if history else "",
-            error=f"stopped after {len(history)} turn(s): the run ended",
-        )
-        advance_after_cases(run.id, dispatcher)
-    except BudgetExceeded as exc:
-        logger.info("run %s case %s: budget exhausted: %s", run.id, case.scenario_key, exc)
-        _skip_pending_cases(run.id)
-        if history:
+    with lease_kept(case_id=case.id, run_id=run.id, owner=case.lease_owner):
+        try:
+            while True:
+                index = len(history)
+                purpose = f"{case.scenario_key}/t{index}"
+                message = customer_next_message(
+                    blueprint, history, engine=engine, purpose=f"customer:{purpose}"
+                )
+                if message is None:
+                    break
+                messages = [m for t in history for m in _chat_pair(t)]
+                messages.append(ChatMessage(role="customer", content=message))
+                request = ResponderRequest(
+                    session_id=case.session_id,
+                    organization=run.organization.slug,
+                    locale=run.organization.locale,
+                    kb=kb,
+                    intake_fields=intake,
+                    messages=messages,
+                )
+                started = time.monotonic()
+                reply = responder.respond(request, engine=engine, purpose=f"responder:{purpose}")
+                latency_ms = int((time.monotonic() - started) * 1000)
+                turn = run_record_turn(
+                    case=case,
+                    index=index,
+                    customer_message=message,
+                    reply=reply.reply,
+                    extracted=reply.extracted,
+                    status=reply.status or "",
+                    usage=reply.usage.model_dump() if reply.usage else {},
+                    latency_ms=latency_ms,
+                )
+                history.append(turn)
+        except RunEnded as exc:
+            # Cancelled or errored while this case was talking: it stops at its next LLM call.
+            logger.info("run %s case %s: %s", run.id, case.scenario_key, exc)
             _finish_case(
                 case,
-                CaseStatus.DONE,
-                actual_status=history[-1].status or "",
-                error=f"stopped by the token budget after {len(history)} turn(s)",
+                CaseStatus.CANCELLED,
+                actual_status=history[-1].status or "" if history else "",
+                error=f"stopped after {len(history)} turn(s): the run ended",
             )
-        else:
-            _finish_case(case, CaseStatus.SKIPPED_BUDGET)
-        advance_after_cases(run.id, dispatcher)
-        return
-    except QuotaExhausted as exc:
-        # No case can succeed without quota: end the run now with the endpoint's reason.
-        logger.error("run %s: %s", run.id, exc)
-        _finish_case(case, CaseStatus.ERROR, error=str(exc)[:2000])
-        _skip_pending_cases(run.id, reason=f"not run: {exc}")
-        run_mark_error(run_id=run.id, reason=str(exc))
-        return
-    except Exception as exc:
-        logger.warning("run %s case %s failed: %s", run.id, case.scenario_key, exc)
-        _finish_case(case, CaseStatus.ERROR, error=f"{type(exc).__name__}: {exc}"[:2000])
-        advance_after_cases(run.id, dispatcher)
-        return
+            advance_after_cases(run.id, dispatcher)
+        except BudgetExceeded as exc:
+            logger.info("run %s case %s: budget exhausted: %s", run.id, case.scenario_key, exc)
+            _skip_pending_cases(run.id)
+            if history:
+                _finish_case(
+                    case,
+                    CaseStatus.DONE,
+                    actual_status=history[-1].status or "",
+                    error=f"stopped by the token budget after {len(history)} turn(s)",
+                )
+            else:
+                _finish_case(case, CaseStatus.SKIPPED_BUDGET)
+            advance_after_cases(run.id, dispatcher)
+            return
+        except QuotaExhausted as exc:
+            # No case can succeed without quota: end the run now with the endpoint's reason.
+            logger.error("run %s: %s", run.id, exc)
+            _finish_case(case, CaseStatus.ERROR, error=str(exc)[:2000])
+            _skip_pending_cases(run.id, reason=f"not run: {exc}")
+            run_mark_error(run_id=run.id, reason=str(exc))
+            return
+        except Exception as exc:
+            logger.warning("run %s case %s failed: %s", run.id, case.scenario_key, exc)
+            _finish_case(case, CaseStatus.ERROR, error=f"{type(exc).__name__}: {exc}"[:2000])
+            advance_after_cases(run.id, dispatcher)
+            return
 
     _finish_case(case, CaseStatus.DONE, actual_status=history[-1].status or "" if history else "")
     advance_after_cases(run.id, dispatcher)
