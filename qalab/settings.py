@@ -72,6 +72,13 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": envdb("DATABASE_URL", VAR_DIR / "qalab.sqlite3")}
+# Optional second role on the same database: the schema owner. When set, migrations run as it
+# (`manage.py migrate --database owner`) and then grant the app role (DATABASE_URL) row access
+# only; a plain `migrate` is refused (qalab/db_roles.py).
+if envstr("DATABASE_OWNER_URL"):
+    DATABASES["owner"] = envdb("DATABASE_OWNER_URL", VAR_DIR / "qalab.sqlite3")
+# The role the owner grants row access to after a migrate (default: DATABASE_URL's user).
+QALAB_DB_APP_ROLE = envstr("QALAB_DB_APP_ROLE") or str(DATABASES["default"].get("USER") or "")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
