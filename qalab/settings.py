@@ -137,8 +137,13 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SOFT_TIME_LIMIT = 1200
 CELERY_TASK_TIME_LIMIT = 1500
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# How often beat asks for work left behind by dead workers (expired case leases, stalled runs).
+QALAB_REAP_SECONDS = envint("QALAB_REAP_SECONDS", 60, minimum=1)
 CELERY_BEAT_SCHEDULE = {
-    "reap-stale-work": {"task": "runs.tasks.reap_stale_work_task", "schedule": 60.0},
+    "reap-stale-work": {
+        "task": "runs.tasks.reap_stale_work_task",
+        "schedule": float(QALAB_REAP_SECONDS),
+    },
 }
 
 # --------------------------------------------------------------------------- AI QA Lab

@@ -40,11 +40,19 @@ def _database_url() -> str:
 
 @contextmanager
 def run_celery_worker(
-    *, concurrency: int = 2, env: dict[str, str] | None = None
+    *,
+    concurrency: int = 2,
+    env: dict[str, str] | None = None,
+    beat: Path | None = None,
+    queue: str | None = None,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """A real `celery worker` subprocess on its own queue, reading the test database.
 
-    Needs a transactional test database (the worker sees committed rows only) and Redis.
+    Needs a transactional test database (the worker sees committed rows only) and Redis. The
+    worker consumes its own queue unless given one (a second worker taking over from a first);
+    it leads its own process group (`os.killpg` kills it and its pool at once); with `beat`
+    (a schedule file path) it also runs the beat scheduler, and so the reaper. Its log and its
+    own output are in the files `worker_output(proc)` names.
     """
     from django.conf import settings
 
@@ -53,7 +61,7 @@ def run_celery_worker(
         pytest.skip("the worker test needs Redis (make test sets CELERY_BROKER_URL)")
     from qalab.celery import app
 
-    queue = f"qalab-test-{uuid.uuid4().hex[:8]}"
+    queue = queue or f"qalab-test-{uuid.uuid4().hex[:8]}"
     previous = app.conf.task_default_queue
     app.conf.task_default_queue = queue
     full_env = {
@@ -66,6 +74,8 @@ def run_celery_worker(
     }
     log = ROOT / "var" / f"{queue}.log"
     log.parent.mkdir(exist_ok=True)
+    output = log.with_suffix(".out")
+    printed = output.open("wb")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -84,9 +94,13 @@ def run_celery_worker(
             "--without-mingle",
             "--logfile",
             str(log),
+            *(["--beat", "--schedule", str(beat)] if beat else []),
         ],
         cwd=ROOT,
         env=full_env,
+        stdout=printed,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         # Wait until the worker has connected and is consuming its queue.
@@ -109,7 +123,17 @@ def run_celery_worker(
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+        printed.close()
         log.unlink(missing_ok=True)
+        output.unlink(missing_ok=True)
+
+
+def worker_output(proc: subprocess.Popen[bytes]) -> str:
+    """Everything a `run_celery_worker` process logged or printed so far."""
+    log = Path(proc.args[proc.args.index("--logfile") + 1])  # type: ignore[union-attr,index]
+    return "".join(
+        p.read_text(errors="replace") for p in (log, log.with_suffix(".out")) if p.exists()
+    )
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@
         bot.replies       # what it answered, by session id
         bot.max_in_flight # most requests handled at the same time
 
+With `echo_auth`, every reply quotes the auth header it was sent (a careless bot's debug line).
 Faults per case key (the end of the session id): `timeout` (sleeps `sleep` seconds), `garbage`
 (a 200 that is not JSON), `500`, `wrong_shape` (JSON without `reply`), `huge` (10 MB),
 `drip` (a valid reply, one byte every `sleep` seconds).
@@ -43,10 +44,12 @@ class ResponderServer:
         faults: dict[str, str] | None = None,
         sleep: float = 3.0,
         latency: float = 0.0,
+        echo_auth: bool = False,
     ) -> None:
         self.faults = faults if faults is not None else {}
         self.sleep = sleep
         self.latency = latency
+        self.echo_auth = echo_auth
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.replies: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -54,6 +57,12 @@ class ResponderServer:
         self._in_flight = 0
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def in_flight(self) -> int:
+        """Requests being answered right now."""
+        with self._lock:
+            return self._in_flight
 
     @property
     def url(self) -> str:
@@ -97,6 +106,8 @@ class ResponderServer:
                 if fault == "huge":
                     return self._send(200, b'{"reply": "' + b"x" * HUGE_BYTES + b'"}')
                 reply = default_reply(body)
+                if server.echo_auth:
+                    reply["reply"] += f" (debug: you sent {self.headers.get('Authorization')})"
                 with server._lock:
                     server.replies[body["session_id"]].append(reply)
                 if fault == "drip":
