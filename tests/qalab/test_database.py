@@ -12,11 +12,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _command(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _command(tmp_path: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite3'}",
         "CELERY_BROKER_URL": "memory://",
+        **extra_env,
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -43,6 +44,13 @@ def test_an_unmigrated_database_is_a_clear_error_not_a_traceback(tmp_path, args)
     assert "migration(s) not applied yet" in result.stderr
     assert "python manage.py migrate" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_with_an_owner_role_the_fix_names_the_owner_migration(tmp_path):
+    owner = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
+    result = _command(tmp_path, "qalab_selftest", DATABASE_OWNER_URL=owner)
+    assert result.returncode == 2
+    assert "python manage.py migrate --database owner" in result.stderr
 
 
 def test_judging_a_file_without_an_org_needs_no_database(tmp_path):
