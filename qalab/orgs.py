@@ -11,19 +11,35 @@ from django.db.models import QuerySet
 
 from qalab.domain import OrgContext
 from qalab.models import IntakeField, KbDocument, Organization, Policy, Service, Skill
+from qalab.redact import redact
 
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def kb_redacted(context: OrgContext) -> tuple[OrgContext, list[str]]:
+    """The context with credential-shaped values and the lab's own secrets removed from its KB
+    documents (a pasted API key would otherwise reach fixtures, findings and reports), and the
+    slugs of the documents that had one."""
+    docs, touched = [], []
+    for doc in context.kb:
+        clean = redact(doc.text)
+        if clean != doc.text:
+            touched.append(doc.slug)
+            doc = doc.model_copy(update={"text": clean})
+        docs.append(doc)
+    return (context.model_copy(update={"kb": docs}) if touched else context), touched
+
+
 @transaction.atomic
 def organization_import(*, context: OrgContext) -> tuple[Organization, bool]:
     """Create or replace the organization `context.slug` in one transaction.
 
-    Idempotent: importing the same folder twice leaves the same rows. Members are kept.
-    Returns (organization, created).
+    Idempotent: importing the same folder twice leaves the same rows. Members are kept. KB
+    documents are stored redacted (`kb_redacted`). Returns (organization, created).
     """
+    context, _ = kb_redacted(context)
     org, created = Organization.objects.select_for_update().get_or_create(
         slug=context.slug,
         defaults={"name": context.name, "offering": context.offering},

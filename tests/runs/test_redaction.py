@@ -91,3 +91,39 @@ def test_a_bot_echoing_its_secrets_leaves_none_in_rows_reports_or_logs(
     assert CANARY not in exported and "sk-live-abcdef" not in exported
     assert "19 EUR" in exported  # the rest of the reply is still judged and shown
     assert CANARY not in caplog.text
+
+
+@pytest.mark.django_db
+def test_a_key_pasted_into_a_kb_document_never_reaches_fixtures_or_reports(tmp_path):
+    import shutil
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from qalab.models import KbDocument
+    from qalab.org_folder import DEMO_ORG_DIR
+    from runs.models import RunArtifact
+
+    folder = tmp_path / "org"
+    shutil.copytree(DEMO_ORG_DIR, folder)
+    doc = folder / "kb" / "booking-and-policies.md"
+    key = "sk-live-Zq8wErTy1234567890abcd"
+    doc.write_text(
+        doc.read_text()
+        + f"\n## Integrations\nBooking widget api_key: {key}\nStaff Wi-Fi password: clinic-2024-wifi\n"
+    )
+    err = StringIO()
+    call_command("qalab_import_org", str(folder), stderr=err)
+    assert "kb/booking-and-policies.md: a credential-shaped value" in err.getvalue()
+    stored = KbDocument.objects.get(slug="booking-and-policies").text
+    assert key not in stored and "clinic-2024-wifi" not in stored
+    assert "Booking widget api_key: [REDACTED]" in stored  # the rest of the text is kept
+
+    from qalab.models import Organization
+
+    run = start_run(Organization.objects.get(slug="demo"), scenarios=2)
+    artifacts = " ".join(a.content for a in RunArtifact.objects.filter(run=run))
+    assert "Booking widget" in artifacts  # the document did reach the fixtures
+    report = report_build(run=run)
+    exported = json.dumps(report.to_json()) + report_to_markdown(report) + artifacts
+    assert key not in exported and "clinic-2024-wifi" not in exported

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from qalab.database import require_migrated
 from qalab.models import Organization
 from qalab.org_folder import OrgFolderError, load_org_folder
-from qalab.orgs import organization_import
+from qalab.orgs import kb_redacted, organization_import
 
 
 class Command(BaseCommand):
@@ -34,6 +34,12 @@ class Command(BaseCommand):
             raise CommandError(
                 f"organization '{context.slug}' exists already ({existing.name}); nothing "
                 "imported. Pass --replace to update it from this folder."
+            )
+        _, redacted = kb_redacted(context)
+        for slug in redacted:
+            self.stderr.write(
+                f"kb/{slug}.md: a credential-shaped value (API key, token, password) was "
+                "replaced by [REDACTED]; the lab never stores secrets"
             )
         org, created = organization_import(context=context)
         verb = "Imported" if created else "Updated"
