@@ -59,7 +59,7 @@ def test_deleting_the_creator_of_a_locked_run_is_refused_with_a_page(
 def test_a_server_error_leaves_its_traceback_in_the_log(admin_client, demo_org, monkeypatch):
     import logging
 
-    from runs import admin as runs_admin
+    from runs.admin import report as runs_admin
 
     run = start_run(demo_org, scenarios=1)
 
