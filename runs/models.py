@@ -36,6 +36,20 @@ class Verdict(models.TextChoices):
     BUDGET_STOPPED = "BUDGET_STOPPED"
 
 
+# The lab's own runs: `qalab_selftest` runs, and runs against a canary responder (a bot with
+# planted faults). They are not a real bot's results: lists, trends and baselines leave them out.
+CANARY_PREFIX = "canary:"
+PURPOSE_SELFTEST = "selftest"
+
+
+class RunQuerySet(models.QuerySet["Run"]):
+    def of_real_bots(self) -> RunQuerySet:
+        """Runs against a real responder: no selftest, no canary runs."""
+        return self.exclude(responder_spec__startswith=CANARY_PREFIX).exclude(
+            source__purpose=PURPOSE_SELFTEST
+        )
+
+
 class Run(models.Model):
     organization = models.ForeignKey(Organization, on_delete=models.PROTECT, related_name="runs")
     preset = models.CharField(max_length=20)
@@ -69,6 +83,8 @@ class Run(models.Model):
     score_overall = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True)
 
+    objects = RunQuerySet.as_manager()
+
     class Meta:
         db_table = "qa_runs"
         ordering = ["-id"]
@@ -82,6 +98,13 @@ class Run(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in FINAL_STATUSES
+
+    @property
+    def probe(self) -> str:
+        """'selftest' or 'canary' for the lab's own runs, '' for a real bot's."""
+        if self.source.get("purpose") == PURPOSE_SELFTEST:
+            return PURPOSE_SELFTEST
+        return "canary" if self.responder_spec.startswith(CANARY_PREFIX) else ""
 
     @property
     def org_slug(self) -> str:

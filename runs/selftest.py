@@ -16,6 +16,7 @@ from qalab.models import Organization
 from runs import services
 from runs.artifacts import blueprint_facts
 from runs.inline import InlineDispatcher
+from runs.models import PURPOSE_SELFTEST
 from runs.report.build import report_build
 from runs.report.schema import Case, Finding, RunReport
 from runs.simulator import canary
@@ -221,6 +222,7 @@ def _run(
         responder_spec=responder,
         scenarios=scenarios,
         seed=seed,
+        purpose=PURPOSE_SELFTEST,
     )
     dispatcher = InlineDispatcher()
     services.run_start(run=run, dispatcher=dispatcher)

@@ -41,9 +41,11 @@ def run_create(
     seed: int | None = None,
     reuse_artifacts: int | None = None,
     created_by: Any = None,
+    purpose: str = "check",
 ) -> Run:
     """Create a queued run with its immutable snapshot (config, settings hash, source metadata).
 
+    `purpose` is "check" for a real bot's run, "selftest" for the lab's own (`Run.probe`).
     Raises ValueError for an unknown preset or responder spec. Does not dispatch.
     """
     chosen = preset_get(preset).with_overrides(
@@ -100,6 +102,7 @@ def run_create(
         config["json_mode"] = settings.QALAB_LLM_JSON_MODE
     source = {
         "organization": {"slug": organization.slug, "name": organization.name},
+        "purpose": purpose,  # "selftest" for the lab's own runs (Run.probe)
         "org_context_sha256": org_context_hash(context),
         "kb_documents": {d.slug: sha256_text(d.text) for d in context.kb},
         "prompts": prompt_hashes(*PROMPT_DIRS),

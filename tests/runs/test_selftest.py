@@ -50,3 +50,17 @@ def test_the_top_action_of_a_run_with_a_critical_is_about_it(demo_org):
 def test_selftest_fails_loudly_on_an_unknown_org(db):
     with pytest.raises(CommandError, match="no organization"):
         call_command("qalab_selftest", "--org", "nope")
+
+
+@pytest.mark.django_db
+def test_the_labs_own_runs_are_told_apart_from_a_real_bots(demo_org):
+    from runs import services
+    from runs.models import Run
+
+    real = services.run_create(organization=demo_org, responder_spec="reference", seed=1)
+    canary_run = services.run_create(
+        organization=demo_org, responder_spec="canary:invent_price", seed=1
+    )
+    selftest = services.run_create(organization=demo_org, seed=1, purpose="selftest")
+    assert (real.probe, canary_run.probe, selftest.probe) == ("", "canary", "selftest")
+    assert list(Run.objects.of_real_bots()) == [real]
