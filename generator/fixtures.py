@@ -5,6 +5,8 @@ internal email, a shift handover, FAQ entries) for a rotating focus of services 
 only that is metered. The org's KB documents are carried over verbatim and structured context
 is rendered by code (`generator.sheets`), and noise is applied by code afterwards; what the noise
 planted (each distinct misspelling and debris mark) is kept on the fixture as `Fixture.noise`.
+An org whose own text is too short for the line floor is topped up with fact-free filler
+(`generator.filler`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pydantic import BaseModel, Field
 from generator import prompts
 from generator.domain import WEEKDAYS, hours_by_weekday
 from generator.facts import Fact, critical_facts, missing_facts
+from generator.filler import filler_stream
 from generator.noise import apply_noise, duplicated_line_share
 from generator.rng import rng_for
 from generator.schemas import Fixture, FixtureDocument, NoiseLevel
@@ -27,6 +30,9 @@ from qalab.llm import Engine
 MIN_LINES = 200
 # Assembled fixtures aim above the floor: merges may remove a few lines.
 TARGET_LINES = 225
+# Filler (short orgs only) is mostly short lines, lists and tables, which messy noise merges and
+# breaks more often than prose: it fills to a little more, so noise rarely needs a second try.
+FILLED_TARGET_LINES = 235
 NOISE_ATTEMPTS = 6
 FOCUS_SERVICES = 3
 FOCUS_POLICIES = 2
@@ -175,13 +181,23 @@ def _line_count(docs: list[FixtureDocument]) -> int:
 def assemble(
     org: OrgContext, notes: list[FixtureDocument], rng: random.Random
 ) -> list[FixtureDocument]:
-    """KB + sheets + notes in a seeded order, topped up with older sheet copies to the target."""
+    """KB + sheets + notes in a seeded order, topped up with older sheet copies to the target.
+
+    An org whose own text stays short of the target even then (only the required fields, no KB
+    documents) is topped up with fact-free filler (`generator.filler`); any other org draws
+    nothing more from `rng`, so its fixtures do not change.
+    """
     docs = [*_kb_documents(org), *base_sheets(org, rng), *notes]
     rng.shuffle(docs)
     extras = extra_sheets(org, {d.id for d in docs})
     rng.shuffle(extras)
     while _line_count(docs) < TARGET_LINES and extras:
         docs.insert(rng.randrange(len(docs) + 1), extras.pop())
+    if _line_count(docs) < TARGET_LINES:
+        for filler in filler_stream(org, rng):
+            docs.insert(rng.randrange(len(docs) + 1), filler)
+            if _line_count(docs) >= FILLED_TARGET_LINES:
+                break
     return docs
 
 

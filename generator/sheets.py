@@ -134,11 +134,25 @@ BASE_SHEETS: tuple[tuple[Sheet, tuple[str, ...]], ...] = (
 )
 
 
+def _has_data(org: OrgContext, sheet: Sheet) -> bool:
+    """False for a sheet the org has nothing to put in: hours, contact or policies left out of
+    org.yaml (such a sheet would be a bare heading)."""
+    c = org.contact
+    if sheet is hours_sheet:
+        return bool(org.hours)
+    if sheet is contact_sheet:
+        return any((c.phone, c.email, c.address, c.website))
+    if sheet is policy_sheet:
+        return bool(org.policies)
+    return True
+
+
 def base_sheets(org: OrgContext, rng: random.Random) -> list[FixtureDocument]:
-    """One sheet of each kind, in a seeded shape (hours and contact only when the org has them)."""
+    """One sheet of each kind, in a seeded shape (hours, contact and policies only when the org
+    has them)."""
     docs = []
     for sheet, shapes in BASE_SHEETS:
-        if sheet is hours_sheet and not org.hours:
+        if not _has_data(org, sheet):
             continue
         docs.append(sheet(org, rng.choice(shapes)))
     return docs
@@ -150,6 +164,6 @@ def extra_sheets(org: OrgContext, used: set[str]) -> list[FixtureDocument]:
     for sheet, shapes in BASE_SHEETS[:4]:
         for shape in shapes:
             doc = sheet(org, shape)
-            if doc.id not in used and (sheet is not hours_sheet or org.hours):
+            if doc.id not in used and _has_data(org, sheet):
                 out.append(doc.model_copy(update={"title": f"{doc.title} (older copy)"}))
     return out
