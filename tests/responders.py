@@ -100,3 +100,8 @@ def echo_secret(request: dict[str, Any]) -> dict[str, Any]:
         "status": "AWAITING_RESPONSE",
         "extracted": {"note": f"token={token}"},
     }
+
+
+def other_contract(request: dict[str, Any]) -> dict[str, Any]:
+    """A bot that speaks another API: its answer is under `answer`, not `reply`."""
+    return {"answer": "Hi! How can I help?"}

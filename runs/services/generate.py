@@ -24,8 +24,10 @@ from runs.services.common import (
     canonical_hash,
     logger,
     run_lock_if_idle,
+    run_mark_error,
     swap_status,
 )
+from runs.services.preflight import PreflightError, responder_preflight
 from runs.services.simulate import advance_after_cases
 
 
@@ -40,6 +42,15 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
     run = Run.objects.select_related("organization").get(id=run_id)
     config = run.config
     engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    try:
+        preflight = responder_preflight(run, engine=engine)
+    except PreflightError as exc:
+        logger.warning("run %s: %s", run_id, exc)
+        run_mark_error(run_id=run_id, reason=str(exc))
+        return
+    if preflight is not None:
+        run.source = {**run.source, "preflight": preflight}
+        Run.objects.filter(id=run_id).update(source=run.source)
     try:
         context = organization_get_context(organization=run.organization)
         if config.get("reuse_artifacts"):

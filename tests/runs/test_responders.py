@@ -40,6 +40,9 @@ def _assert_contract_requests(report: dict, requests: list[dict]) -> None:
         {"key": f.key, "label": f.label, "required": f.required} for f in manifest.intake_fields
     ]
     fixtures = {c.scenario_key: c.fixture_key for c in RunCase.objects.filter(run_id=run_id)}
+    # The preflight greeting comes first, in a session of its own (test_preflight.py).
+    assert requests[0]["session_id"] == f"qalab-{run_id}-preflight"
+    requests = requests[1:]
     assert requests
     for body in requests:
         match = re.fullmatch(rf"qalab-{run_id}-(sc-\d+)", body["session_id"])
@@ -82,7 +85,7 @@ def test_it_stores_exactly_what_a_python_responder_returned(demo_org, tmp_path):
     assert report["status"] == RunStatus.DONE, report["error"]
     _assert_contract_requests(report, [body for body, _ in responders.RECORDED])
     stored = [(t["reply"], t["extracted"]) for c in report["cases"] for t in c["turns"]]
-    returned = [(reply["reply"], reply["extracted"]) for _, reply in responders.RECORDED]
+    returned = [(reply["reply"], reply["extracted"]) for _, reply in responders.RECORDED[1:]]
     assert sorted(stored, key=str) == sorted(returned, key=str)
 
 
