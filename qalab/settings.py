@@ -118,12 +118,14 @@ LOGGING = {
 _BROKER_DIR = VAR_DIR / "broker"
 CELERY_BROKER_URL = envstr("CELERY_BROKER_URL") or "filesystem://"
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("queue", "processed"):
+    for sub in ("queue", "processed", "control"):
         (_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
+        # Exchange tables; kombu's default is a `control/` folder in the working directory.
+        "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
     }
 else:
@@ -134,6 +136,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
+# On SIGTERM (with REMAP_SIGTERM=SIGQUIT in the worker's environment, as the demo and
+# docker-compose set it) a worker waits this long for its tasks, then stops them; their cases
+# are resumed by the next worker after their last written turn.
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = float(envint("QALAB_WORKER_STOP_SECONDS", 20, minimum=1))
 CELERY_TASK_SOFT_TIME_LIMIT = 1200
 CELERY_TASK_TIME_LIMIT = 1500
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import path
 from django.views.generic import RedirectView
 
@@ -13,4 +14,6 @@ admin.site.index_title = "AI QA Lab administration"
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/runs/run/", permanent=False)),
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on every page, whatever the page's <link rel="icon"> says.
+    path("favicon.ico", RedirectView.as_view(url=static("qalab/favicon.svg"), permanent=True)),
 ]

@@ -3,7 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p var
-.venv/bin/celery -A qalab.celery worker -B --concurrency 2 --loglevel INFO \
+# SIGTERM stops the worker within QALAB_WORKER_STOP_SECONDS (soft shutdown); a case it was
+# playing is resumed by the next worker after its last written turn.
+REMAP_SIGTERM=SIGQUIT .venv/bin/celery -A qalab.celery worker -B --concurrency 2 --loglevel INFO \
   --schedule var/celerybeat-schedule --logfile var/worker.log &
 worker=$!
 trap 'kill $worker 2>/dev/null || true; wait $worker 2>/dev/null || true' EXIT INT TERM

@@ -6,6 +6,8 @@
         bot.replies       # what it answered, by session id
         bot.max_in_flight # most requests handled at the same time
 
+With `hold` (case key, turn), the first request for that turn waits, with `holding` set, until
+`release` is set: a test acts while the bot is known to be mid-reply.
 With `echo_auth`, every reply quotes the auth header it was sent (a careless bot's debug line).
 Faults per case key (the end of the session id): `timeout` (sleeps `sleep` seconds), `garbage`
 (a 200 that is not JSON), `500`, `wrong_shape` (JSON without `reply`), `huge` (10 MB),
@@ -45,11 +47,15 @@ class ResponderServer:
         sleep: float = 3.0,
         latency: float = 0.0,
         echo_auth: bool = False,
+        hold: tuple[str, int] | None = None,
     ) -> None:
         self.faults = faults if faults is not None else {}
         self.sleep = sleep
         self.latency = latency
         self.echo_auth = echo_auth
+        self.hold = hold
+        self.holding = threading.Event()
+        self.release = threading.Event()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.replies: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -93,6 +99,10 @@ class ResponderServer:
             def _answer(self, body: dict[str, Any]) -> None:
                 case = body["session_id"].rsplit("-", 2)[-2:]
                 fault = server.faults.get("-".join(case), "")
+                turn = sum(m["role"] == "assistant" for m in body["messages"])
+                if server.hold == ("-".join(case), turn) and not server.holding.is_set():
+                    server.holding.set()
+                    server.release.wait(timeout=120)
                 if server.latency:
                     time.sleep(server.latency)
                 if fault == "timeout":

@@ -46,6 +46,21 @@ def worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def worker_gone(owner: str) -> bool:
+    """True when `owner` (a `worker_id`) is a process of this host that no longer runs: a
+    worker stopped or killed here, whose cases need not wait for their lease to expire."""
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's process: only its lease tells
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive, someone else's (EPERM)
+    return False
+
+
 def swap_status(run_id: int, expected: str | tuple[str, ...], new: str, **fields: Any) -> bool:
     """Move the run from `expected` to `new`; False when another worker got there first."""
     expected_set = (expected,) if isinstance(expected, str) else expected

@@ -16,7 +16,12 @@ from runs.models import (
     RunCase,
     RunStatus,
 )
-from runs.services.common import UNREPORTED_FINAL, run_lock_if_idle, run_mark_error
+from runs.services.common import (
+    UNREPORTED_FINAL,
+    run_lock_if_idle,
+    run_mark_error,
+    worker_gone,
+)
 from runs.services.simulate import advance_after_cases
 
 
@@ -26,11 +31,17 @@ def reap_stale_work(*, dispatcher: Dispatcher) -> dict[str, int]:
     Safe to run at any time: every stage service is idempotent, so a duplicate is harmless.
     """
     now = timezone.now()
-    stale_cases = list(
-        RunCase.objects.filter(
-            run__status=RunStatus.SIMULATING, status=CaseStatus.RUNNING, lease_expires_at__lt=now
-        ).values_list("id", flat=True)
-    )
+    running = RunCase.objects.filter(run__status=RunStatus.SIMULATING, status=CaseStatus.RUNNING)
+    stale_cases = list(running.filter(lease_expires_at__lt=now).values_list("id", flat=True))
+    # Cases held by a worker process of this host that is gone (stopped, killed): no need to
+    # wait for their lease.
+    stale_cases += [
+        case_id
+        for case_id, owner in running.filter(lease_expires_at__gte=now).values_list(
+            "id", "lease_owner"
+        )
+        if worker_gone(owner)
+    ]
     stall = now - timedelta(seconds=settings.QALAB_RUN_STALL_SECONDS)
     queued_cases = list(
         RunCase.objects.filter(

@@ -37,6 +37,7 @@ from runs.services.common import (
     run_lock_if_idle,
     run_mark_error,
     swap_status,
+    worker_gone,
     worker_id,
 )
 from runs.services.lease import lease_kept
@@ -78,6 +79,18 @@ def _claim_case(case_id: int) -> RunCase | str | None:
         n = RunCase.objects.filter(
             id=case_id, status=CaseStatus.RUNNING, lease_expires_at__lt=now
         ).update(**lease)
+    if n == 0:
+        # A worker of this host that was stopped or killed holds a live lease it will never
+        # renew: take the case over now rather than when the lease runs out.
+        owner = (
+            RunCase.objects.filter(id=case_id, status=CaseStatus.RUNNING)
+            .values_list("lease_owner", flat=True)
+            .first()
+        )
+        if owner and worker_gone(owner):
+            n = RunCase.objects.filter(
+                id=case_id, status=CaseStatus.RUNNING, lease_owner=owner
+            ).update(**lease)
     if n == 0:
         return None
     return RunCase.objects.select_related("run", "run__organization").get(id=case_id)

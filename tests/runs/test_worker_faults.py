@@ -59,23 +59,12 @@ def _state(run: Run, worker: Any) -> str:
     return f"run {run.status}: {cases}\n--- worker ---\n{worker_output(worker)[-6000:]}"
 
 
-def _mid_conversation(run: Run, bot: ResponderServer) -> RunCase | None:
-    """A case that has written a turn while the bot is answering its next one."""
-    if not bot.in_flight:
-        return None
-    return (
-        RunCase.objects.filter(run=run, status=CaseStatus.RUNNING, turns__isnull=False)
-        .distinct()
-        .first()
-    )
-
-
 def test_a_worker_killed_mid_conversation_loses_nothing(client, django_user_model, tmp_path):
     import_demo_org()
     org = Organization.objects.get(slug="demo")
     with (
         FakeOpenAI(seed=4, brain=notes_brain) as llm,
-        ResponderServer(latency=1.0) as bot,
+        ResponderServer(hold=("sc-01", 1)) as bot,  # the bot holds sc-01's second reply
         openai_settings(llm),
     ):
         env = _llm_env(llm, QALAB_CASE_LEASE_SECONDS="10", QALAB_REAP_SECONDS="1")
@@ -87,12 +76,11 @@ def test_a_worker_killed_mid_conversation_loses_nothing(client, django_user_mode
         queue = f"qalab-test-{uuid.uuid4().hex[:8]}"  # both workers serve the same queue
         with run_celery_worker(concurrency=1, env=env, queue=queue) as first:
             services.run_start(run=run, dispatcher=CeleryDispatcher())
-            victim = _wait_for(
-                lambda: _mid_conversation(run, bot), timeout=120, what="a case mid-conversation"
-            )
+            _wait_for(bot.holding.is_set, timeout=120, what="sc-01 to ask its second turn")
             os.killpg(first.pid, signal.SIGKILL)
             first.wait(timeout=10)
-        victim.refresh_from_db()
+            bot.release.set()
+        victim = RunCase.objects.get(run=run, scenario_key="sc-01")
         kept = victim.turns.count()
         assert victim.status == CaseStatus.RUNNING and kept >= 1
         with run_celery_worker(
@@ -262,3 +250,42 @@ def _pg_dump() -> str:
         env={**os.environ, "PGPASSWORD": s.get("PASSWORD") or ""},
     )
     return out.stdout.decode(errors="replace")
+
+
+def test_a_worker_told_to_stop_mid_conversation_stops_soon_and_the_next_resumes(tmp_path):
+    """SIGTERM with the soft shutdown the demo and docker-compose configure: the worker waits
+    QALAB_WORKER_STOP_SECONDS for its task, stops it, and the next worker on this host takes
+    the case over at once (its lease, 300 s, is not waited out)."""
+    import_demo_org()
+    org = Organization.objects.get(slug="demo")
+    env = {"REMAP_SIGTERM": "SIGQUIT", "QALAB_WORKER_STOP_SECONDS": "2"}
+    with ResponderServer(hold=("sc-01", 1)) as bot:
+        run = services.run_create(
+            organization=org, responder_spec=bot.url, scenarios=2, max_turns=3, seed=12
+        )
+        queue = f"qalab-test-{uuid.uuid4().hex[:8]}"
+        with run_celery_worker(concurrency=1, env=env, queue=queue) as first:
+            services.run_start(run=run, dispatcher=CeleryDispatcher())
+            _wait_for(bot.holding.is_set, timeout=120, what="sc-01 to ask its second turn")
+            asked = time.monotonic()
+            first.send_signal(signal.SIGTERM)
+            first.wait(timeout=60)
+            stopped_after = time.monotonic() - asked
+        bot.release.set()
+        assert stopped_after < 15  # it used to wait for the whole conversation
+        with run_celery_worker(
+            concurrency=2, env={**env, "QALAB_REAP_SECONDS": "1"}, queue=queue,
+            beat=tmp_path / "beat-schedule",
+        ) as second:  # fmt: skip
+            _wait_for(
+                lambda: Run.objects.filter(id=run.id, locked_at__isnull=False).exists(),
+                timeout=90,
+                what="the next worker to finish the run without waiting out the lease",
+                detail=lambda: _state(run, second),
+            )
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    victim = RunCase.objects.get(run=run, scenario_key="sc-01")
+    assert victim.status == CaseStatus.DONE and victim.attempt == 2
+    indexes = list(victim.turns.order_by("index").values_list("index", flat=True))
+    assert indexes == list(range(len(indexes))) and len(indexes) >= 2
