@@ -8,7 +8,7 @@ from django import forms
 from django.conf import settings
 
 from qalab.models import Organization
-from runs.models import TriageState
+from runs.models import GATE_WAIVABLE_STATES, TriageState
 from runs.presets import PRESETS
 from runs.simulator.adapters import web_spec_refusal
 
@@ -84,3 +84,18 @@ class TriageForm(forms.Form):
     finding = FindingIdsField()
     state = forms.ChoiceField(choices=TriageState.choices)
     note = forms.CharField(required=False, max_length=2000, strip=True)
+    gate_waived = forms.BooleanField(
+        required=False,
+        label="does not fail the gate",
+        help_text="Won't fix / false positive only. Later runs that carry this decision do not "
+        "count the finding toward FAIL_CRITICAL; this run's verdict stays as it is.",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("gate_waived") and data.get("state") not in GATE_WAIVABLE_STATES:
+            self.add_error(
+                "gate_waived",
+                "'does not fail the gate' is only for won't fix or false positive",
+            )
+        return data

@@ -306,9 +306,18 @@ class TriageState(models.TextChoices):
     WONT_FIX = "wont_fix", "Won't fix"
 
 
+# The decisions that may say "does not fail the gate" (`FindingTriage.gate_waived`).
+GATE_WAIVABLE_STATES = (TriageState.WONT_FIX, TriageState.FALSE_POSITIVE)
+
+
 class FindingTriage(models.Model):
     """One triage decision on a finding. Append-only: the newest row of a finding is its state,
-    the older ones are its audit trail. A finding without a row is `open`."""
+    the older ones are its audit trail. A finding without a row is `open`.
+
+    A row with `carried_from_run` was not made by hand: when a run's findings are stored, a
+    finding whose fingerprint the organization triaged in an earlier run inherits that newest
+    decision (state, note, reviewer, gate option), copied from the row `carried_from`.
+    """
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="triage")
     finding = models.ForeignKey(RunFinding, on_delete=models.CASCADE, related_name="triage")
@@ -316,6 +325,14 @@ class FindingTriage(models.Model):
     note = models.TextField(blank=True)
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # "Does not fail the gate" (won't fix / false positive only): a later run that carries this
+    # decision does not count the finding toward FAIL_CRITICAL. Never this run's own verdict.
+    gate_waived = models.BooleanField(default=False)
+    # The run whose decision this row carries (an id, kept even if that run is deleted).
+    carried_from_run = models.PositiveIntegerField(null=True, blank=True)
+    carried_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -103,12 +103,19 @@ class ReportPages(RunPagesBase):
                 state=form.cleaned_data["state"],
                 note=form.cleaned_data["note"],
                 reviewer=request.user,
+                gate_waived=form.cleaned_data["gate_waived"],
             )
         except ValueError as exc:
             messages.error(request, f"Nothing triaged: {exc}")
             return HttpResponseRedirect(f"{back}#findings")
         label = TriageState(form.cleaned_data["state"]).label
-        messages.success(request, f"{len(rows)} finding(s) marked {label.lower()}.")
+        waiver = (
+            " They will not fail the gate in later runs that carry this decision; "
+            f"run #{run.pk}'s own verdict does not change."
+            if form.cleaned_data["gate_waived"]
+            else ""
+        )
+        messages.success(request, f"{len(rows)} finding(s) marked {label.lower()}.{waiver}")
         return HttpResponseRedirect(f"{back}#finding-{rows[0].finding_id}")
 
     def export_json(self, request: HttpRequest, object_id: int) -> HttpResponse:

@@ -21,7 +21,7 @@ from runs.models import (
     RunTurn,
     TriageState,
 )
-from runs.report.delta import delta_build
+from runs.report.delta import delta_build, run_get_previous
 from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
 from runs.report.schema import (
     Case,
@@ -34,9 +34,11 @@ from runs.report.schema import (
     Tokens,
     TopAction,
     Triage,
+    TriageCarry,
     TriageCounts,
     Turn,
 )
+from runs.triage import carried_per_finding, gate_waivers
 
 
 def run_tokens(run: Run) -> Tokens:
@@ -76,22 +78,72 @@ def _unsupported_findings(run: Run) -> int:
 
 def _triage(t: FindingTriage | None) -> Triage:
     if t is None:
-        return Triage(state=TriageState.OPEN.value, note="", reviewer=None, at=None)
+        return Triage(
+            state=TriageState.OPEN.value,
+            note="",
+            reviewer=None,
+            at=None,
+            carried_from=None,
+            gate_waived=False,
+        )
+    # A carried decision was made when its reviewer made it in the earlier run.
+    decided = t.carried_from or t
     return Triage(
         state=t.state,
         note=t.note,
         reviewer=t.reviewer.get_username() if t.reviewer else None,
-        at=t.created_at.isoformat(),
+        at=decided.created_at.isoformat(),
+        carried_from=t.carried_from_run,
+        gate_waived=t.gate_waived,
     )
+
+
+def _run_triage_rows(run: Run) -> list[FindingTriage]:
+    """Every triage row of the run, newest first."""
+    rows = FindingTriage.objects.filter(run=run).select_related("reviewer", "carried_from")
+    return list(rows.order_by("-id"))
+
+
+def _newest_per_finding(rows: list[FindingTriage]) -> dict[int, FindingTriage]:
+    latest: dict[int, FindingTriage] = {}
+    for row in rows:
+        latest.setdefault(row.finding_id, row)
+    return latest
 
 
 def run_triage_latest(*, run: Run) -> dict[int, FindingTriage]:
     """The current triage decision of each triaged finding of the run (newest row wins)."""
-    latest: dict[int, FindingTriage] = {}
-    rows = FindingTriage.objects.filter(run=run).select_related("reviewer").order_by("-id")
-    for row in rows:
-        latest.setdefault(row.finding_id, row)
-    return latest
+    return _newest_per_finding(_run_triage_rows(run))
+
+
+def _triaged_fingerprints(run: Run) -> set[str]:
+    """Fingerprints of the run whose findings' current decision is not `open`."""
+    rows = FindingTriage.objects.filter(run=run).order_by("-id")
+    latest: dict[int, tuple[str, str]] = {}
+    for finding_id, state, fingerprint in rows.values_list(
+        "finding_id", "state", "finding__fingerprint"
+    ):
+        latest.setdefault(finding_id, (state, fingerprint))
+    return {fp for state, fp in latest.values() if state != TriageState.OPEN}
+
+
+def triage_carry_counts(
+    run: Run, findings: list[RunFinding], carried: dict[int, FindingTriage]
+) -> TriageCarry:
+    """New (no earlier decision) / carried (inherited one) findings, and the fingerprints
+    triaged in the delta's baseline run that no longer appear (resolved)."""
+    base = run_get_previous(run=run)
+    present = {f.fingerprint for f in findings}
+    resolved = sorted(_triaged_fingerprints(base) - present) if base else []
+    n_carried = sum(1 for f in findings if f.id in carried)
+    return TriageCarry(
+        new=len(findings) - n_carried,
+        carried=n_carried,
+        resolved=len(resolved),
+        baseline_run_id=base.id if base else None,
+        resolved_fingerprints=resolved,
+        gate_waived=len(gate_waivers(findings=findings, carried=carried)),
+    )
 
 
 def count_triage_states(states: Iterable[str]) -> TriageCounts:
@@ -169,7 +221,8 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
             "key", "noise_level", "metrics", "sha256"
         )
     }
-    triage = run_triage_latest(run=run)
+    triage_rows = _run_triage_rows(run)
+    triage = _newest_per_finding(triage_rows)
     report_findings = [_finding(f, triage.get(f.id)) for f in findings]
     return RunReport(
         run_id=run.id,
@@ -202,6 +255,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
             findings=severity_counts(f.severity for f in findings),
             unsupported_findings=_unsupported_findings(run),
             triage=count_triage_states(f.triage.state for f in report_findings),
+            carry=triage_carry_counts(run, findings, carried_per_finding(triage_rows)),
         ),
         findings=report_findings,
         top_actions=[

@@ -42,6 +42,28 @@ def _interruptions(report: RunReport) -> list[str]:
     return ["", *lines] if lines else []
 
 
+_STATE_WORDS = {"false_positive": "false positive", "wont_fix": "won't fix"}
+
+
+def _carry_line(report: RunReport) -> str:
+    """New / carried / resolved: what the triage of earlier runs says about this one."""
+    c = report.summary.carry
+    resolved = (
+        f"resolved {c.resolved} (triaged in run {c.baseline_run_id}, gone now)"
+        if c.baseline_run_id is not None
+        else "resolved 0 (no baseline run)"
+    )
+    return (
+        f"Triage: new {c.new} · carried {c.carried} (decided in an earlier run) · {resolved}"
+        + (
+            f" · {c.gate_waived} critical waived by a carried decision (not failing the gate)"
+            if c.gate_waived
+            else ""
+        )
+        + "."
+    )
+
+
 def report_to_markdown(report: RunReport) -> str:
     """Findings-first Markdown (seed 003 §6 order): verdict, findings, top actions, scores, tokens."""
     lines: list[str] = []
@@ -73,6 +95,8 @@ def report_to_markdown(report: RunReport) -> str:
     add("")
     add(f"## Findings ({f.critical} critical, {f.major} major, {f.minor} minor)")
     add("")
+    add(_carry_line(report))
+    add("")
     if not report.findings:
         add("No findings.")
     for finding in report.findings:
@@ -88,6 +112,15 @@ def report_to_markdown(report: RunReport) -> str:
             f"  - Fix ({finding.fix.target}, effort {finding.effort}, confidence "
             f"{finding.confidence:.2f}): {_md_escape(finding.fix.text)}"
         )
+        t = finding.triage
+        if t.state != "open" or t.carried_from is not None:
+            add(
+                f"  - Triage: {_STATE_WORDS.get(t.state, t.state)}"
+                + (f" by {_md_escape(t.reviewer)}" if t.reviewer else "")
+                + (f", carried from run {t.carried_from}" if t.carried_from is not None else "")
+                + (" (does not fail the gate)" if t.gate_waived else "")
+                + (f": {_md_escape(t.note)}" if t.note else "")
+            )
     add("")
     add("## Top actions")
     add("")

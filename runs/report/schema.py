@@ -86,6 +86,23 @@ class TriageCounts(ReportModel):
     wont_fix: int
 
 
+class TriageCarry(ReportModel):
+    """Triage carried over by fingerprint from the organization's earlier runs."""
+
+    new: int = Field(description="findings with no earlier decision on their fingerprint")
+    carried: int = Field(description="findings that inherited an earlier run's decision")
+    resolved: int = Field(
+        description="fingerprints triaged in the baseline run (not open) that no longer appear"
+    )
+    baseline_run_id: int | None = Field(
+        description="the run `resolved` compares with: the delta's previous run"
+    )
+    resolved_fingerprints: list[str]
+    gate_waived: int = Field(
+        description="critical findings whose carried decision says they do not fail the gate"
+    )
+
+
 class Summary(ReportModel):
     cases: int
     completed: int
@@ -99,6 +116,7 @@ class Summary(ReportModel):
         "transcript"
     )
     triage: TriageCounts
+    carry: TriageCarry
 
 
 class Evidence(ReportModel):
@@ -137,6 +155,13 @@ class Triage(ReportModel):
     note: str
     reviewer: str | None
     at: str | None = Field(description="ISO 8601 time of the decision")
+    carried_from: int | None = Field(
+        description="the earlier run whose decision this finding inherited by fingerprint"
+    )
+    gate_waived: bool = Field(
+        description="does not fail the gate (won't fix / false positive): counts toward "
+        "FAIL_CRITICAL in no later run that carries the decision"
+    )
 
 
 class Finding(ReportModel):

@@ -32,6 +32,7 @@ from runs.models import (
     RunStatus,
     RunTopAction,
 )
+from runs.services.carry import triage_carry
 from runs.services.common import (
     logger,
     swap_status,
@@ -212,6 +213,8 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
             )
             for a in top_actions(findings)
         )
+        # A fingerprint the organization triaged before comes back with that decision.
+        triage_carry(run=run)
         swap_status(run_id, RunStatus.JUDGING, RunStatus.REPORTING)
     _phrase_top_actions(run_id)
     dispatcher.report(run_id)

@@ -12,10 +12,14 @@ from judge.schemas import (
 from qalab.domain import SEVERITIES
 from runs.models import (
     CaseStatus,
+    FindingTriage,
     Run,
     RunFinding,
     RunStatus,
+    TriageState,
 )
+from runs.services.carry import triage_carry
+from runs.triage import gate_waivers, run_triage_carried
 
 
 def run_report(*, run_id: int) -> None:
@@ -30,16 +34,20 @@ def run_report(*, run_id: int) -> None:
         run = Run.objects.select_for_update().get(id=run_id)
         if run.status != RunStatus.REPORTING or run.locked_at:
             return
+        # At the latest now: findings stored before carrying existed, or added since judging.
+        triage_carry(run=run)
         findings = [f for f in run.findings.all()]
+        waived = gate_waivers(findings=findings, carried=run_triage_carried(run=run))
         scores = run_scores(run_case_judgements(run))
         errored = run.cases.filter(status=CaseStatus.ERROR).count()
         verdict = gate.verdict(
             [finding_model(f) for f in findings],
             budget_stopped=run.budget_exhausted,
             errored=errored > 0,
+            waived={i for i, f in enumerate(findings) if f.id in waived},
         )
         run.verdict = verdict
-        run.verdict_reason = _verdict_reason(run, findings, errored)
+        run.verdict_reason = _verdict_reason(run, findings, errored, waived)[:300]
         run.score_groundedness = scores.groundedness
         run.score_extraction = scores.extraction_accuracy
         run.score_quality = scores.conversation_quality
@@ -73,12 +81,32 @@ def finding_model(row: RunFinding) -> Finding:
     )
 
 
-def _verdict_reason(run: Run, findings: list[RunFinding], errored: int) -> str:
-    counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
+def _waiver_text(waived: dict[int, FindingTriage]) -> str:
+    """How many critical findings were waived and by whose decision, e.g. "2 critical findings
+    waived by alice's won't fix in run 12 (not failing the gate)"."""
+    n = len(waived)
+    decisions = sorted(
+        {
+            f"{row.reviewer.get_username() if row.reviewer else 'a reviewer'}'s "
+            f"{TriageState(row.state).label.lower()} in run {row.carried_from_run}"
+            for row in waived.values()
+        }
+    )
+    who = ", ".join(decisions[:3]) + (
+        f" and {len(decisions) - 3} more" if len(decisions) > 3 else ""
+    )
+    return f"{n} critical finding{'s' if n != 1 else ''} waived by {who} (not failing the gate)"
+
+
+def _verdict_reason(
+    run: Run, findings: list[RunFinding], errored: int, waived: dict[int, FindingTriage]
+) -> str:
+    gating = [f for f in findings if f.id not in waived]
+    counts = {s: sum(1 for f in gating if f.severity == s) for s in SEVERITIES}
     parts = []
     if counts["critical"]:
         # The same invented price in every reply is one issue: say how many distinct ones.
-        distinct = len({f.fingerprint for f in findings if f.severity == "critical"})
+        distinct = len({f.fingerprint for f in gating if f.severity == "critical"})
         text = f"{counts['critical']} critical finding{'s' if counts['critical'] != 1 else ''}"
         if distinct < counts["critical"]:
             text += f" ({distinct} distinct)"
@@ -88,6 +116,10 @@ def _verdict_reason(run: Run, findings: list[RunFinding], errored: int) -> str:
         parts.append(f"token budget exhausted ({skipped} case(s) skipped)")
     if errored:
         parts.append(f"{errored} case(s) errored")
+    if waived:
+        parts.append(_waiver_text(waived))
+        if len(parts) == 1 and (counts["major"] or counts["minor"]):
+            parts.append(f"{counts['major']} major and {counts['minor']} minor findings")
     if not parts and (counts["major"] or counts["minor"]):
         parts.append(f"{counts['major']} major and {counts['minor']} minor findings, no critical")
     return "; ".join(parts) or "no findings"

@@ -7,6 +7,7 @@ from typing import Any
 from django.utils import timezone
 
 from runs.models import (
+    GATE_WAIVABLE_STATES,
     CaseStatus,
     FindingTriage,
     Run,
@@ -55,16 +56,29 @@ def run_cancel(*, run_id: int, user: Any = None) -> bool:
 
 
 def finding_triage(
-    *, run: Run, finding_ids: list[int], state: str, note: str = "", reviewer: Any = None
+    *,
+    run: Run,
+    finding_ids: list[int],
+    state: str,
+    note: str = "",
+    reviewer: Any = None,
+    gate_waived: bool = False,
 ) -> list[FindingTriage]:
     """Record one triage decision (state + note, by whom, when) on each of the run's findings.
 
     Append-only: the newest row of a finding is its state, older rows are the audit trail.
-    Works on locked runs (the triage table is outside their immutable rows). ValueError for an
-    unknown state or a finding of another run.
+    Works on locked runs (the triage table is outside their immutable rows). `gate_waived`
+    ("does not fail the gate", won't fix / false positive only) is stored with the decision and
+    takes effect in later runs that carry it; this run's verdict never changes. ValueError for
+    an unknown state, the gate option with another state, or a finding of another run.
     """
     if state not in TriageState.values:
         raise ValueError(f"unknown triage state {state!r}")
+    if gate_waived and state not in GATE_WAIVABLE_STATES:
+        raise ValueError(
+            "'does not fail the gate' is only for won't fix or false positive, "
+            f"not {TriageState(state).label.lower()}"
+        )
     ids = set(finding_ids)
     found = set(RunFinding.objects.filter(run=run, id__in=ids).values_list("id", flat=True))
     if not ids or found != ids:
@@ -76,6 +90,7 @@ def finding_triage(
             state=state,
             note=note.strip(),
             reviewer=reviewer if getattr(reviewer, "pk", None) else None,
+            gate_waived=gate_waived,
         )
         for finding_id in sorted(ids)
     )

@@ -12,3 +12,24 @@ document.addEventListener("submit", function (event) {
   var question = event.target.getAttribute("data-confirm");
   if (question && !window.confirm(question)) event.preventDefault();
 });
+
+// "does not fail the gate" only goes with won't fix / false positive (the server refuses it with
+// any other state): the box is off and disabled until one of those two is chosen.
+function qaSyncGateOption(form) {
+  var state = form.querySelector("select[name=state]");
+  var gate = form.querySelector("input[name=gate_waived]");
+  if (!state || !gate) return;
+  var waivable = state.value === "wont_fix" || state.value === "false_positive";
+  gate.disabled = !waivable;
+  if (!waivable) gate.checked = false;
+}
+
+function qaSyncAllGateOptions() {
+  document.querySelectorAll("form").forEach(qaSyncGateOption);
+}
+
+document.addEventListener("change", function (event) {
+  if (event.target.name === "state" && event.target.form) qaSyncGateOption(event.target.form);
+});
+document.addEventListener("DOMContentLoaded", qaSyncAllGateOptions);
+document.addEventListener("htmx:afterSettle", qaSyncAllGateOptions);

@@ -52,6 +52,13 @@ def test_it_never_hides_a_critical_behind_a_budget_stop():
     assert verdict([], budget_stopped=True) == "BUDGET_STOPPED"
 
 
+def test_a_waived_critical_counts_as_a_finding_not_as_critical():
+    findings = [make_finding("critical"), make_finding("critical", subject="t")]
+    assert verdict(findings, budget_stopped=False, waived={0}) == "FAIL_CRITICAL"
+    assert verdict(findings, budget_stopped=False, waived=[0, 1]) == "PASS_WITH_FINDINGS"
+    assert verdict(findings, budget_stopped=True, waived={0, 1}) == "BUDGET_STOPPED"
+
+
 def test_it_never_passes_clean_when_cases_errored():
     assert verdict([], budget_stopped=False, errored=True) == "PASS_WITH_FINDINGS"
     assert verdict([make_finding("critical")], budget_stopped=False, errored=True) == (

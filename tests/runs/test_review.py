@@ -123,6 +123,8 @@ def test_triage_is_append_only_and_the_newest_decision_wins_on_a_locked_run(
         "note": "",
         "reviewer": None,
         "at": None,
+        "carried_from": None,
+        "gate_waived": False,
     }
     locked_run.refresh_from_db()
     assert locked_run.locked_at is not None and locked_run.status == RunStatus.DONE
