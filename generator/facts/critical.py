@@ -93,22 +93,74 @@ def _value_in(text: str, fact: Fact) -> bool:
     return int(fact.value) in extract_numbers(text)
 
 
+class _FactReader:
+    """Reads one text for many facts: each kind of value is extracted from the whole text once,
+    and its lines are normalised once, instead of once per fact (a fixture carries the whole KB,
+    which may be megabytes). Answers exactly as `_value_in` and the window scan would."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.splitlines()
+        self._values: dict[str, frozenset[str] | frozenset[int] | tuple[str, ...]] = {}
+        self._windows: dict[int, list[str]] = {}
+
+    def _read(self, kind: str) -> frozenset[str] | frozenset[int] | tuple[str, ...]:
+        found = self._values.get(kind)
+        if found is None:
+            text = self.text
+            if kind == "money":
+                found = frozenset(money_text(a) for a, _, _ in extract_money(text))
+            elif kind == "time":
+                found = frozenset(extract_times(text))
+            elif kind == "phone":
+                found = tuple(extract_phones(text))
+            elif kind == "email":
+                found = frozenset(m.group(0).casefold() for m in EMAIL_RE.finditer(text))
+            else:
+                found = frozenset(extract_numbers(text))
+            self._values[kind] = found
+        return found
+
+    def value_in_text(self, fact: Fact) -> bool:
+        """`_value_in(self.text, fact)`, from values read once per kind."""
+        found = self._read(fact.kind)
+        if fact.kind == "phone":
+            return any(p.endswith(fact.value) or fact.value.endswith(p) for p in found)
+        if fact.kind in ("money", "time", "email"):
+            return fact.value in found
+        return int(fact.value) in found
+
+    def window_norms(self, window: int) -> list[str]:
+        """`_norm(" ".join(lines[i : i + window]))` for each line i: the normalised lines
+        joined, which is the same string (_norm maps characters one by one, then collapses
+        and trims whitespace), at a fraction of the cost."""
+        norms = self._windows.get(window)
+        if norms is None:
+            normed = [_norm(line) for line in self.lines]
+            norms = [" ".join(n for n in normed[i : i + window] if n) for i in range(len(normed))]
+            self._windows[window] = norms
+        return norms
+
+    def holds(self, fact: Fact, window: int) -> bool:
+        if not fact.anchor:
+            return self.value_in_text(fact)
+        anchor = _norm(fact.anchor)
+        lines = self.lines
+        for i, norm in enumerate(self.window_norms(window)):
+            if anchor in norm and _value_in(" ".join(lines[i : i + window]), fact):
+                return True
+        return False
+
+
 def find_fact(text: str, fact: Fact, *, window: int = 3) -> bool:
     """True when `fact` is recoverable from `text` (with its anchor within `window` lines)."""
-    if not fact.anchor:
-        return _value_in(text, fact)
-    anchor = _norm(fact.anchor)
-    lines = text.splitlines()
-    for i in range(len(lines)):
-        chunk = " ".join(lines[i : i + window])
-        if anchor in _norm(chunk) and _value_in(chunk, fact):
-            return True
-    return False
+    return _FactReader(text).holds(fact, window)
 
 
 def missing_facts(text: str, facts: list[Fact]) -> list[Fact]:
     """The facts of `facts` that `text` no longer holds."""
-    return [f for f in facts if not find_fact(text, f)]
+    reader = _FactReader(text)
+    return [f for f in facts if not reader.holds(f, 3)]
 
 
 def policy_facts(text: str, *, label: str, source: str) -> list[Fact]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from generator.domain import parse_days
 from generator.schemas import Manifest, ManifestHours
-from judge.claims.segments import Segment, facts_in, segments
+from judge.claims.segments import FactSpans, Segment, facts_in, segments
 from judge.facts import Fact, extract_facts, time_variants
 from judge.text import DAY_WORD, Sentence, split_sentences
 
@@ -142,7 +142,7 @@ def _polarity(segment: Segment, mention_start: int | None) -> bool | None:
 def day_claims(text: str, *, include_questions: bool = False) -> list[DayClaim]:
     """Open/closed days and opening/closing times the text states, clause by clause; a clause
     naming only days ("Monday and") passes them on to the next clause."""
-    facts = extract_facts(text)
+    facts = FactSpans.of(extract_facts(text))
     claims: list[DayClaim] = []
     for sentence in split_sentences(text):
         if "?" in sentence.text and not include_questions:

@@ -4,7 +4,8 @@ span of text."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_left
+from dataclasses import dataclass, field
 
 from judge.facts import Fact
 from judge.text import Sentence
@@ -45,6 +46,26 @@ def _add_segment(text: str, start: int, end: int, out: list[Segment]) -> None:
         out.append(Segment(offset, offset + len(stripped), stripped))
 
 
-def facts_in(facts: list[Fact], start: int, end: int, kind: str) -> list[Fact]:
-    """The facts of `kind` that start within [start, end)."""
-    return [f for f in facts if f.kind == kind and start <= f.start < end]
+@dataclass(frozen=True)
+class FactSpans:
+    """A text's facts by kind, ordered by start, so the facts of one clause are found by
+    bisection: a scan of every fact for every clause is quadratic on a big KB."""
+
+    starts: dict[str, list[int]] = field(default_factory=dict)
+    facts: dict[str, list[Fact]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, facts: list[Fact]) -> FactSpans:
+        index = cls()
+        for fact in sorted(facts, key=lambda f: f.start):  # stable: ties keep their order
+            index.starts.setdefault(fact.kind, []).append(fact.start)
+            index.facts.setdefault(fact.kind, []).append(fact)
+        return index
+
+
+def facts_in(facts: FactSpans, start: int, end: int, kind: str) -> list[Fact]:
+    """The facts of `kind` that start within [start, end), in order."""
+    starts = facts.starts.get(kind)
+    if not starts:
+        return []
+    return facts.facts[kind][bisect_left(starts, start) : bisect_left(starts, end)]

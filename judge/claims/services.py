@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from functools import cache
+from functools import cache, cached_property, lru_cache
 
 from generator.schemas import Manifest
-from judge.claims.segments import facts_in, segments
+from judge.claims.segments import FactSpans, facts_in, segments
 from judge.facts import Fact, extract_facts
 from judge.text import Sentence, split_sentences, words
 
@@ -33,6 +33,7 @@ _WEAK = frozenset(
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
+@lru_cache(maxsize=65536)  # a KB repeats its words: each is stemmed once
 def stem(word: str) -> str:
     """Light stemming for name matching: 'cleaning' -> 'clean', 'fillings' -> 'fill'."""
     w = word.casefold().replace("'", "").replace("’", "")
@@ -52,7 +53,7 @@ class ServiceNames:
 
     stems: dict[str, frozenset[str]]  # service name -> its name stems
 
-    @property
+    @cached_property
     def vocabulary(self) -> frozenset[str]:
         return frozenset(s for stems in self.stems.values() for s in stems)
 
@@ -227,7 +228,7 @@ def service_claims(text: str, manifest: Manifest) -> list[ServiceClaim]:
     """Every price or duration the text ties to a manifest service (clause by clause; a clause
     without a service name inherits the previous clause's, unless it speaks of fees, notice...)."""
     names = names_of(manifest)
-    facts = extract_facts(text, default_currency=manifest.currency)
+    facts = FactSpans.of(extract_facts(text, default_currency=manifest.currency))
     claims: list[ServiceClaim] = []
     carried: frozenset[str] = frozenset()
     for sentence in split_sentences(text):

@@ -5,7 +5,10 @@ Goals:
 - an offline Quick run (12 cases, in-process) completes in under 60 s;
 - the groundedness support score handles the BEGIN WoW dev set (430 responses) in under 5 s;
 - the report page of a run with 240+ findings renders in under 2 s and peak Python memory for it
-  stays under 100 MB.
+  stays under 100 MB;
+- `qalab_import_org` of an org folder with a generated 5 MB KB takes under 10 s per MB;
+- the generator's fact check and the judge's service and day claims over that KB (every fixture
+  carries the whole KB) take under 30 s per MB (they were quadratic: minutes per MB).
 """
 
 from __future__ import annotations
@@ -13,20 +16,24 @@ from __future__ import annotations
 import json
 import time
 import tracemalloc
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from runs import services
 from runs.inline import InlineDispatcher
 from runs.models import Run
+from tests.big_kb import write_big_org
 from tests.runs.helpers import add_findings, start_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+BIG_KB_BYTES = 5 * 2**20
 
 
 def _quick_run(org: Any, **kw: Any) -> tuple[Run, float]:
@@ -88,3 +95,49 @@ def test_the_report_page_of_a_big_run_renders_fast(admin_client: Any, demo_org: 
     assert response.status_code == 200 and findings >= 240
     assert seconds < 2
     assert peak < 100 * 2**20
+
+
+def test_importing_a_5_mb_kb_takes_seconds(tmp_path: Path) -> None:
+    from qalab.models import KbDocument
+
+    folder = tmp_path / "org"
+    files = write_big_org(folder, total_bytes=BIG_KB_BYTES, slug="big-kb")
+    mb = sum(f.size for f in files) / 2**20
+    started = time.perf_counter()
+    call_command("qalab_import_org", str(folder), stdout=StringIO())
+    seconds = time.perf_counter() - started
+    print(
+        f"\nimport of a {mb:.1f} MB KB ({len(files)} documents): {seconds:.2f} s, "
+        f"{seconds / mb:.2f} s per MB"
+    )
+    assert KbDocument.objects.filter(organization__slug="big-kb").count() == len(files)
+    assert seconds / mb < 10
+
+
+def test_the_facts_of_a_5_mb_kb_are_read_in_seconds(tmp_path: Path) -> None:
+    from generator.facts import critical_facts, missing_facts
+    from generator.manifest import generate_manifest
+    from judge.claims import day_claims, service_claims
+    from qalab.llm import NullLedger, get_engine
+    from qalab.org_folder import load_org_folder
+
+    write_big_org(tmp_path / "org", total_bytes=BIG_KB_BYTES)
+    org = load_org_folder(tmp_path / "org")
+    text = "\n".join(f"# {d.title}\n{d.text}" for d in org.kb)  # as a fixture carries it
+    mb = len(text.encode("utf-8")) / 2**20
+    manifest = generate_manifest(org, get_engine("offline", ledger=NullLedger()))
+    timings = {}
+    started = time.perf_counter()
+    lost = missing_facts(text, critical_facts(org))
+    timings["fact check"] = time.perf_counter() - started
+    started = time.perf_counter()
+    services = service_claims(text, manifest)
+    timings["service claims"] = time.perf_counter() - started
+    started = time.perf_counter()
+    days = day_claims(text)
+    timings["day claims"] = time.perf_counter() - started
+    seconds = sum(timings.values())
+    detail = ", ".join(f"{name} {s:.1f} s" for name, s in timings.items())
+    print(f"\nreading a {mb:.1f} MB KB: {detail}; {seconds / mb:.2f} s per MB")
+    assert lost == [] and services and days
+    assert seconds / mb < 30
