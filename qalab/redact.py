@@ -27,6 +27,35 @@ _SHAPES = (
         r"(?!\[REDACTED\]|(?:bearer|basic)\s)[^\s\"',;]{6,}"
     ),
 )
+# The words each shape's match must contain, so a text without any skips the (costly) pattern:
+# a KB of megabytes is redacted at import. Looked up in `_folded(text)` for the two
+# case-insensitive shapes, in the text itself for the `sk-` keys.
+_NEEDS = (
+    ("bearer", "basic"),
+    ("sk-", "rk-", "pk-"),
+    (
+        "authorization",
+        "apikey",
+        "api_key",
+        "api-key",
+        "accesstoken",
+        "access_token",
+        "access-token",
+        "clientsecret",
+        "client_secret",
+        "client-secret",
+        "password",
+    ),
+)
+# Besides upper case, re's IGNORECASE matches an ASCII letter with these four characters.
+_IGNORECASE_EXTRA = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+
+
+def _folded(text: str) -> str:
+    """`text` lower-cased so that every case-insensitive match of an ASCII word is a substring."""
+    if any(char in text for char in _IGNORECASE_EXTRA):  # rare: translate() is slow
+        text = text.translate(str.maketrans(_IGNORECASE_EXTRA))
+    return text.lower()
 
 
 def known_secrets() -> list[str]:
@@ -56,8 +85,17 @@ def redact(text: str, *, secrets: list[str] | None = None) -> str:
         return text
     for value in known_secrets() if secrets is None else secrets:
         text = text.replace(value, REDACTED)
-    for shape in _SHAPES:
-        text = shape.sub(lambda m: m.group(1) + REDACTED, text)
+    folded = None
+    for shape, needs in zip(_SHAPES, _NEEDS, strict=True):
+        if shape.flags & re.IGNORECASE:
+            folded = _folded(text) if folded is None else folded
+            if not any(word in folded for word in needs):
+                continue
+        elif not any(word in text for word in needs):
+            continue
+        redacted = shape.sub(lambda m: m.group(1) + REDACTED, text)
+        if redacted != text:
+            text, folded = redacted, None
     return text
 
 
