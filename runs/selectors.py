@@ -54,14 +54,18 @@ def run_case_judgements(run: Run) -> list[CaseJudgement]:
 
 
 def run_delta_candidates(*, run: Run, runs: QuerySet[Run], limit: int = 50) -> list[Run]:
-    """Runs of the same organization a reviewer may compare this one with (newest first)."""
-    return list(
+    """Final runs of the same organization a reviewer may compare this one with, out of `runs`
+    (those the caller may see): a real bot's runs first, then the lab's own (selftest, canary:
+    `Run.probe` names them), each newest first and at most `limit` of each."""
+    final = (
         runs.filter(organization_id=run.organization_id, locked_at__isnull=False)
         .exclude(id=run.id)
         .select_related(None)
-        .only("id", "preset", "verdict", "created_at", "responder_spec")
-        .order_by("-id")[:limit]
+        .only("id", "preset", "status", "verdict", "created_at", "responder_spec", "source")
+        .order_by("-id")
     )
+    real_bots = Run.objects.of_real_bots().values("id")
+    return [*final.filter(id__in=real_bots)[:limit], *final.exclude(id__in=real_bots)[:limit]]
 
 
 # --------------------------------------------------------------------------- progress and case

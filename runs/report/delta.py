@@ -1,5 +1,6 @@
 """The delta of a run against an earlier one (DESIGN §10): verdict, scores, findings new,
-resolved and persisting by fingerprint, tokens, and which snapshot inputs changed."""
+resolved and persisting by fingerprint, tokens, and which snapshot inputs changed. The default
+baseline compares like with like: same organization, preset and responder, a real bot's run."""
 
 from __future__ import annotations
 
@@ -21,18 +22,31 @@ from runs.report.schema import (
     TokenChange,
     VerdictChange,
 )
+from runs.report.words import baseline_scope
+
+# Config keys that are not settings: the seed and the reused run's id decide the test set
+# (test_set_identical says whether it changed); responder, engine and models are named apart.
+NOT_SETTINGS = frozenset({"seed", "reuse_artifacts", "responder", "engine", "models"})
 
 
 def run_get_previous(*, run: Run) -> Run | None:
-    """The previous reported run of the same organization and preset."""
+    """The default baseline: the latest final run before this one of the same organization,
+    preset and responder spec that has a verdict (errored and cancelled runs have none), the
+    lab's own runs (selftest, canary) left out. None when there is none: never a run of another
+    responder. One of the lab's own runs has no default baseline."""
+    if run.probe:
+        return None
     return (
-        Run.objects.filter(
+        Run.objects.of_real_bots()
+        .filter(
             organization_id=run.organization_id,
             preset=run.preset,
+            responder_spec=run.responder_spec,
             id__lt=run.id,
             locked_at__isnull=False,
         )
-        .exclude(status=RunStatus.ERROR)
+        .exclude(verdict="")
+        .exclude(status__in=(RunStatus.ERROR, RunStatus.CANCELLED))
         .order_by("-id")
         .first()
     )
@@ -63,6 +77,12 @@ def _changed_keys(now: dict[str, object], then: dict[str, object]) -> list[str]:
     return sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
 
 
+def settings_changed(now: dict[str, object], then: dict[str, object]) -> list[str]:
+    """Config keys whose value differs, other than the seed, the reused run's id and the
+    inputs named apart (responder, engine, models). Not the settings hash: that covers them."""
+    return [k for k in _changed_keys(now, then) if k not in NOT_SETTINGS]
+
+
 def _snapshot(run: Run) -> Snapshot:
     return Snapshot(
         run_id=run.id,
@@ -75,12 +95,14 @@ def _snapshot(run: Run) -> Snapshot:
 
 
 def delta_build(*, run: Run, other: Run | None = None) -> RunDelta | None:
-    """Compare with `other` (default: the previous reported run of the same org and preset):
-    verdict, scores per dimension, findings new / resolved / persisting by fingerprint, tokens,
-    and which snapshot inputs changed. None when there is nothing to compare with."""
+    """Compare with `other` (default: `run_get_previous`, the latest final run of the same org,
+    preset and responder): verdict, scores per dimension, findings new / resolved / persisting
+    by fingerprint, tokens, and which snapshot inputs changed. None when there is nothing to
+    compare with."""
     base = other or run_get_previous(run=run)
     if base is None:
         return None
+    scope = baseline_scope(org_slug=run.org_slug, preset=run.preset, responder=run.responder_spec)
     now_items = _delta_items(list(run.findings.select_related("case")))
     then_items = _delta_items(list(base.findings.select_related("case")))
     new = [v for fp, v in now_items.items() if fp not in then_items]
@@ -101,9 +123,13 @@ def delta_build(*, run: Run, other: Run | None = None) -> RunDelta | None:
     art = run.source.get("artifact_hashes")
     base_art = base.source.get("artifact_hashes")
     models_now, models_then = run.models_used or {}, base.models_used or {}
+    config_changed = settings_changed(run.config or {}, base.config or {})
     return RunDelta(
         previous_run_id=base.id,
         basis="chosen" if other is not None else "previous",
+        basis_reason="chosen by the reviewer"
+        if other is not None
+        else f"latest final run of {scope}",
         verdict=VerdictChange(
             previous=base.verdict or None,
             current=run.verdict or None,
@@ -137,7 +163,8 @@ def delta_build(*, run: Run, other: Run | None = None) -> RunDelta | None:
             org_context=run.source.get("org_context_sha256")
             != base.source.get("org_context_sha256"),
             engine_or_models=(run.engine, run.models_used) != (base.engine, base.models_used),
-            settings=run.settings_hash != base.settings_hash,
+            settings=bool(config_changed),
+            settings_changed=config_changed,
             test_set_identical=bool(art) and art == base_art,
             engine=run.engine != base.engine,
             models=_changed_keys(models_now, models_then),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from runs.report.schema import RunReport
+from runs.report.words import delta_changes, delta_test_set, no_baseline_text
 
 _PCT_KEYS = ("groundedness", "extraction_accuracy", "conversation_quality", "overall")
 
@@ -183,16 +184,32 @@ def report_to_markdown(report: RunReport) -> str:
     add("## Delta")
     add("")
     if not d:
-        add("No previous reported run of this organization and preset.")
+        add(
+            _md_escape(
+                no_baseline_text(
+                    org_slug=report.organization, preset=report.preset, responder=report.responder
+                )
+            )
+        )
     else:
         overall = d.scores.overall
         change = "n/a" if overall is None else f"{overall * 100:+.1f} pts"
         add(
-            f"Versus run {d.previous_run_id}: verdict {d.verdict.previous} -> "
-            f"{d.verdict.current}; overall score change "
+            f"Versus run {d.previous_run_id} ({_md_escape(d.basis_reason)}): verdict "
+            f"{d.verdict.previous} -> {d.verdict.current}; overall score change "
             f"{change}; "
             f"tokens {d.tokens:+,}."
         )
+        changes = delta_changes(d)
+        add("")
+        add(f"**{delta_test_set(d).capitalize()}.**")
+        add("")
+        add(
+            "Changed inputs: "
+            + ("; ".join(_md_escape(c) for c in changes) if changes else "none")
+            + "."
+        )
+        add("")
         fd = d.findings
         add(
             f"Findings new {fd.new.total}, resolved {fd.resolved.total}, "

@@ -292,7 +292,14 @@ class ChangedInputs(ReportModel):
     responder: bool
     org_context: bool
     engine_or_models: bool
-    settings: bool
+    settings: bool = Field(
+        description="a run setting changed (settings_changed is not empty); the seed and the "
+        "reused test set's run id are not settings: test_set_identical says what they change"
+    )
+    settings_changed: list[str] = Field(
+        description="config keys whose value changed (max_turns, token_budget, json_mode, ...), "
+        "other than seed, reuse_artifacts and the responder, engine and models named apart"
+    )
     test_set_identical: bool
     engine: bool
     models: list[str] = Field(description="roles whose model changed")
@@ -321,7 +328,13 @@ class RunDelta(ReportModel):
 
     previous_run_id: int
     basis: Literal["previous", "chosen"] = Field(
-        description="previous: the previous reported run of the org and preset; chosen: by hand"
+        description="previous: the default baseline, the latest final run (with a verdict) "
+        "of the same organization, preset and responder, the lab's own runs left out; "
+        "chosen: picked by the reviewer"
+    )
+    basis_reason: str = Field(
+        description="which run was compared with and why, in words: 'latest final run of "
+        "demo · quick · responder reference' or 'chosen by the reviewer'"
     )
     verdict: VerdictChange
     scores: Scores = Field(description="current minus previous, per dimension")

@@ -104,12 +104,18 @@ def test_it_reviews_a_run_end_to_end(
     assert written[0].name in message.inner_text()
     assert _fixture_line(finding) in written[0].read_text()
 
-    # A second run of the same org and preset, then its delta against the first.
+    # A second run of the same org and preset but another bot: it has no default baseline
+    # (a delta compares like with like), so the reviewer picks the first run.
     second_id = start_run(page, org.pk)
     second = follow_progress(page)
     page.locator("a#qa-delta-link").click()
     page.wait_for_load_state()
+    expect(page.locator("#qa-delta")).to_contain_text("No earlier final run of")
+    page.select_option("select[name=against]", value=str(run_id))
+    page.get_by_role("button", name="Compare").click()
+    page.wait_for_load_state()
     delta = page.locator("#qa-delta")
+    expect(delta.locator(".qa-delta-basis")).to_contain_text("chosen by the reviewer")
     expect(delta).to_be_visible()
     expect(delta.locator(".qa-delta-verdict")).to_contain_text(progress.verdict)
     expect(delta.locator(".qa-delta-verdict")).to_contain_text(second.verdict)

@@ -269,29 +269,51 @@ def test_the_progress_fragment_lists_cases_and_tokens(admin_client, demo_org):
     assert "tokens" in html and "Cancel run" in html
 
 
-def test_delta_against_the_previous_run_and_a_chosen_one(admin_client, demo_org):
+def test_delta_against_the_default_baseline_and_a_chosen_one(admin_client, demo_org):
     first = _finished_run(demo_org)
     second = _finished_run(demo_org, responder_spec="canary:invent_price", reuse_artifacts=first.pk)
-    page = admin_client.get(_url("delta", second.pk)).content.decode()
+    # A canary run has no default baseline: the page says so; the reviewer picks one.
+    assert "No earlier final run of demo · quick · responder canary:invent_price" in (
+        admin_client.get(_url("delta", second.pk)).content.decode()
+    )
+    page = admin_client.get(_url("delta", second.pk) + f"?against={first.pk}").content.decode()
     assert 'id="qa-delta"' in page
+    assert "chosen run: chosen by the reviewer" in page
     assert "Test set (fixtures, manifest, scenarios): <strong>identical</strong>" in page
     assert "Responder: <strong>changed</strong>" in page
+    assert "Settings: same" in page  # the responder is named apart, the reused run is no setting
     new = page.split("<h3>New", 1)[1].split("</section>", 1)[0]
     assert "unsupported_facts" in new
     verdict = page.split('class="qa-delta-verdict"', 1)[1].split("</p>", 1)[0]
     assert first.verdict in verdict and "FAIL_CRITICAL" in verdict
+
+    # A later run of the reference bot: its default baseline is the first (the canary run is
+    # skipped); the select marks it and lists the canary run among the lab's own runs.
     third = _finished_run(demo_org)
-    chosen = admin_client.get(_url("delta", third.pk) + f"?against={first.pk}").content.decode()
-    assert "chosen run" in chosen and f'vs <a href="{_url("report", first.pk)}">#{first.pk}' in (
+    page = admin_client.get(_url("delta", third.pk)).content.decode()
+    assert f'vs <a href="{_url("report", first.pk)}">#{first.pk}' in page
+    assert "default baseline: latest final run of demo · quick · responder reference" in page
+    choose = page.split('name="against"', 1)[1].split("</select>", 1)[0]
+    real, lab = choose.split('<optgroup label="The lab', 1)
+    assert f'<option value="{first.pk}">#{first.pk} · quick · {first.verdict} · reference' in real
+    assert f"the default baseline, #{first.pk}" in real and "· default baseline</option>" in real
+    assert f'<option value="{second.pk}">#{second.pk} · canary · quick · FAIL_CRITICAL' in lab
+    assert f'value="{second.pk}"' not in real
+
+    chosen = admin_client.get(_url("delta", third.pk) + f"?against={second.pk}").content.decode()
+    assert "chosen run" in chosen and f'vs <a href="{_url("report", second.pk)}">#{second.pk}' in (
         chosen
     )
+    assert "Responder: <strong>changed</strong>" in chosen
     assert admin_client.get(_url("delta", third.pk) + "?against=999999").status_code == 404
 
 
 def test_delta_without_an_earlier_run_says_so(admin_client, demo_org):
     run = _finished_run(demo_org)
     page = admin_client.get(_url("delta", run.pk)).content.decode()
-    assert "no earlier reported run" in page
+    assert "No earlier final run of demo · quick · responder reference to compare with" in page
+    report = admin_client.get(_url("report", run.pk)).content.decode()
+    assert "No earlier final run of demo · quick · responder reference yet" in report
 
 
 def test_exports_download_the_json_and_markdown_reports(admin_client, canary_run):

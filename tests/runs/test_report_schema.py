@@ -40,10 +40,18 @@ def _finished_run(responder: str, tmp_path: Path) -> Run:
 
 
 @pytest.fixture
-def exported(admin_client: Any, demo_org: Any, tmp_path: Path) -> dict[str, Any]:
-    """The JSON download of a run with findings, a top action, triage and a delta."""
-    _finished_run("canary:wrong_hours", tmp_path)
-    run = _finished_run("canary:invent_price+contradict_self", tmp_path)
+def exported(
+    admin_client: Any, demo_org: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, Any]:
+    """The JSON download of a run with findings, a top action, triage and a delta: the same
+    bot twice (a delta compares like with like), first before it began to invent a price."""
+    from tests import responders
+
+    bot = "python:tests.responders:markdown_links"
+    monkeypatch.setattr(responders, "MARKDOWN_REPLY", "Thanks, noted. What else can I do?")
+    _finished_run(bot, tmp_path)
+    monkeypatch.undo()
+    run = _finished_run(bot, tmp_path)
     finding = run.findings.first()
     admin_client.post(
         reverse("admin:runs_run_triage", args=[run.pk]),

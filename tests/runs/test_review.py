@@ -358,15 +358,18 @@ def delta_runs(demo_org: Organization) -> tuple[Run, Run, Run]:
     return base, invent, both
 
 
-def test_delta_against_the_previous_run_after_a_responder_change(
+def test_delta_against_a_chosen_run_after_a_responder_change(
     delta_runs: tuple[Run, Run, Run],
 ) -> None:
     base, invent, _ = delta_runs
     assert delta_json(base) is None  # nothing reported before it
+    # A canary run is one of the lab's own: it has no default baseline, only a chosen one.
+    assert delta_json(invent) is None
 
-    delta = delta_json(invent)
+    delta = delta_json(invent, other=base)
     assert delta is not None
-    assert delta["previous_run_id"] == base.id and delta["basis"] == "previous"
+    assert delta["previous_run_id"] == base.id and delta["basis"] == "chosen"
+    assert delta["basis_reason"] == "chosen by the reviewer"
 
     now, then = _items(invent), _items(base)
     new, resolved, persisting = set(now) - set(then), set(then) - set(now), set(now) & set(then)
@@ -421,7 +424,8 @@ def test_delta_against_the_previous_run_after_a_responder_change(
     changed = delta["changed_inputs"]
     assert changed["responder"] is True
     assert changed["test_set_identical"] is True
-    assert changed["settings"] is True  # responder and reuse_artifacts are in the config
+    # The responder is named apart and the reused run's id is not a setting.
+    assert changed["settings"] is False and changed["settings_changed"] == []
     assert changed["org_context"] is False
     assert changed["engine"] is False and changed["engine_or_models"] is False
     assert changed["models"] == [] and changed["kb_documents"] == [] and changed["prompts"] == []
@@ -430,9 +434,8 @@ def test_delta_against_the_previous_run_after_a_responder_change(
     assert delta["snapshots"]["previous"]["responder"] == "reference"
     assert delta["snapshots"]["current"]["responder"] == INVENT
 
-    # The report carries the same delta.
-    assert report_json(invent)["delta"] == delta
-    assert report_json(invent, include_delta=False)["delta"] is None
+    # The report carries the default delta: none for a canary run.
+    assert report_json(invent)["delta"] is None
 
 
 def test_delta_new_resolved_persisting_and_a_chosen_run(
@@ -443,7 +446,7 @@ def test_delta_new_resolved_persisting_and_a_chosen_run(
     assert garbled, "wrong_extraction must add a finding of its own"
     assert set(_items(invent)) <= set(_items(both))
 
-    delta = delta_json(both)
+    delta = delta_json(both, other=invent)
     assert delta is not None and delta["previous_run_id"] == invent.id
     assert set(delta["findings"]["new_fingerprints"]) == garbled
     assert delta["findings"]["resolved_fingerprints"] == []
@@ -479,7 +482,10 @@ def test_delta_of_a_freshly_generated_test_set_is_not_identical(demo_org: Organi
     assert delta is not None and delta["previous_run_id"] == first.id
     assert delta["changed_inputs"]["test_set_identical"] is False
     assert delta["changed_inputs"]["responder"] is False
-    assert delta["changed_inputs"]["settings"] is True  # the seed changed
+    # The seed is not a setting: it changed the test set, which the delta says.
+    assert delta["changed_inputs"]["settings"] is False
+    assert delta["changed_inputs"]["settings_changed"] == []
+    assert delta["basis"] == "previous"
 
 
 def test_delta_candidates_are_the_orgs_reported_runs_newest_first(
@@ -501,13 +507,13 @@ def test_delta_candidates_are_the_orgs_reported_runs_newest_first(
     queued = services.run_create(organization=base.organization, scenarios=1, seed=1)
 
     got = run_delta_candidates(run=invent, runs=Run.objects.all())
-    assert [r.id for r in got] == [both.id, base.id]
+    # A real bot's runs first, then the lab's own (flagged by Run.probe), each newest first.
+    assert [(r.id, r.probe) for r in got] == [(base.id, ""), (both.id, "canary")]
     assert foreign.id not in {r.id for r in got} and queued.id not in {r.id for r in got}
-    assert [r.id for r in run_delta_candidates(run=invent, runs=Run.objects.all(), limit=1)] == [
-        both.id
-    ]
+    limited = run_delta_candidates(run=both, runs=Run.objects.all(), limit=1)
+    assert [r.id for r in limited] == [base.id, invent.id]  # at most `limit` of each kind
     # A candidate (loaded with few fields) compares like the full row.
-    assert delta_json(invent, other=got[0]) == delta_json(invent, other=Run.objects.get(id=both.id))
+    assert delta_json(invent, other=got[1]) == delta_json(invent, other=Run.objects.get(id=both.id))
     # Only runs the caller may see (the queryset it passes).
     assert run_delta_candidates(run=invent, runs=Run.objects.exclude(id=both.id)) == [base]
     assert run_delta_candidates(run=invent, runs=Run.objects.none()) == []
@@ -671,9 +677,11 @@ def test_report_query_count_does_not_grow_with_findings(
     django_assert_max_num_queries: Any,
     admin_client: Any,
 ) -> None:
-    start_run(demo_org, preset="regression", scenarios=1, seed=18)  # so both have a delta
-    small = start_run(demo_org, preset="regression", responder=INVENT, seed=18)
-    held = start_run(demo_org, preset="regression", responder=INVENT, seed=18, lock=False)
+    # One real bot that invents a price, three runs: both measured ones have a delta.
+    bot = "python:tests.responders:judge_injector"
+    start_run(demo_org, preset="regression", responder=bot, scenarios=1, seed=18)
+    small = start_run(demo_org, preset="regression", responder=bot, seed=18)
+    held = start_run(demo_org, preset="regression", responder=bot, seed=18, lock=False)
     add_findings(held, 240)
     services.run_report(run_id=held.id)
     big = Run.objects.get(id=held.id)

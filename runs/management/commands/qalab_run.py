@@ -20,6 +20,7 @@ from runs.presets import PRESETS
 from runs.report.build import report_build
 from runs.report.markdown import report_to_markdown
 from runs.report.schema import RunReport
+from runs.report.words import delta_summary
 from runs.tasks import CeleryDispatcher
 
 EXIT_PASS, EXIT_CRITICAL, EXIT_USAGE, EXIT_BUDGET, EXIT_ERROR = 0, 1, 2, 3, 4
@@ -196,4 +197,5 @@ class Command(BaseCommand):
             f"{s.findings.critical} critical, {s.findings.major} major, "
             f"{s.findings.minor} minor · overall {overall} · tokens {t.used:,}/{t.budget:,}"
             + (" (estimated)" if t.estimated else "")
+            + f"\n  delta: {delta_summary(report)}"
         )

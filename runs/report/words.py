@@ -1,0 +1,66 @@
+"""The delta in words, shared by the delta, the Markdown, the CLI and the pages: which run it
+compares with and why, the test set, and each input that changed. Pure: no Django."""
+
+from __future__ import annotations
+
+from runs.report.schema import RunDelta, RunReport
+
+
+def baseline_scope(*, org_slug: str, preset: str, responder: str) -> str:
+    """The runs a default baseline is taken from, in words: 'demo · quick · responder X'."""
+    return f"{org_slug} · {preset} · responder {responder}"
+
+
+def no_baseline_text(*, org_slug: str, preset: str, responder: str) -> str:
+    """Why a run has no delta: nothing of its kind to compare with."""
+    scope = baseline_scope(org_slug=org_slug, preset=preset, responder=responder)
+    return (
+        f"No earlier final run of {scope} to compare with (runs of another responder, the "
+        "lab's own selftest and canary runs, and errored or cancelled runs are not baselines)."
+    )
+
+
+def delta_changes(delta: RunDelta) -> list[str]:
+    """Each input that changed between the two runs, named (the test set is said apart)."""
+    c, before, after = delta.changed_inputs, delta.snapshots.previous, delta.snapshots.current
+    out = []
+    if c.responder:
+        out.append(f"responder {before.responder} → {after.responder}")
+    if c.engine:
+        out.append(f"engine {before.engine} → {after.engine}")
+    if c.models:
+        out.append("models of " + ", ".join(c.models))
+    if c.org_context or c.kb_documents:
+        docs = f" (KB documents {', '.join(c.kb_documents)})" if c.kb_documents else ""
+        out.append("org context" + docs)
+    if c.prompts:
+        out.append("prompts " + ", ".join(c.prompts))
+    if c.settings_changed:
+        out.append("settings " + ", ".join(c.settings_changed))
+    if c.code_version:
+        out.append("code version")
+    return out
+
+
+def delta_test_set(delta: RunDelta) -> str:
+    """'same test set' or 'test set different' (fixtures, manifest, scenarios)."""
+    return "same test set" if delta.changed_inputs.test_set_identical else "test set different"
+
+
+def delta_summary(report: RunReport) -> str:
+    """The delta in one plain line (the CLI prints it): which run, why, the test set, the
+    verdict, the overall score, the findings and what changed; or why there is none."""
+    d = report.delta
+    if d is None:
+        return no_baseline_text(
+            org_slug=report.organization, preset=report.preset, responder=report.responder
+        )
+    overall = d.scores.overall
+    changes = delta_changes(d)
+    return (
+        f"vs run {d.previous_run_id} ({d.basis_reason}): {delta_test_set(d)} · verdict "
+        f"{d.verdict.previous} -> {d.verdict.current} · overall "
+        + ("n/a" if overall is None else f"{overall * 100:+.1f} pts")
+        + f" · findings {d.findings.new.total} new, {d.findings.resolved.total} resolved · "
+        + ("changed: " + "; ".join(changes) if changes else "no other input changed")
+    )
