@@ -16,6 +16,13 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _no_ci_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs in tests never append to the real job summary when the suite itself runs on GitHub
+    Actions; a test that wants one sets GITHUB_STEP_SUMMARY itself."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
 @pytest.fixture
 def demo_org(db):
     from tests.factories import import_demo_org

@@ -105,3 +105,21 @@ def echo_secret(request: dict[str, Any]) -> dict[str, Any]:
 def other_contract(request: dict[str, Any]) -> dict[str, Any]:
     """A bot that speaks another API: its answer is under `answer`, not `reply`."""
     return {"answer": "Hi! How can I help?"}
+
+
+def fails_after_greeting(request: dict[str, Any]) -> dict[str, Any]:
+    """A bot that answers the first message of a conversation (the preflight's greeting too) and
+    raises on the next: every case of a run errors at its second turn."""
+    if any(m["role"] == "assistant" for m in request["messages"]):
+        raise RuntimeError("upstream model unavailable")
+    return {"reply": "Hello! How can I help?", "status": "AWAITING_RESPONSE", "extracted": {}}
+
+
+# Characters XML 1.0 forbids (C0 controls but tab/newline/return, an ANSI escape, U+FFFE), in an
+# invented-price sentence the judge quotes as evidence.
+CONTROL_REPLY = "A clean is only 19 EUR\x01\x08\x0b\x0c\x1b[31m\ufffe today. Anything else?"
+
+
+def control_chars(request: dict[str, Any]) -> dict[str, Any]:
+    """A bot whose reply carries control characters that no XML document may hold."""
+    return {"reply": CONTROL_REPLY, "status": "AWAITING_RESPONSE", "extracted": {}}

@@ -18,8 +18,10 @@ from runs.inline import InlineDispatcher
 from runs.models import Run, RunStatus, Verdict
 from runs.presets import PRESETS
 from runs.report.build import report_build
+from runs.report.junit import report_to_junit
 from runs.report.markdown import report_to_markdown
 from runs.report.schema import RunReport
+from runs.report.step_summary import report_to_step_summary
 from runs.report.words import delta_summary
 from runs.tasks import CeleryDispatcher
 
@@ -40,14 +42,32 @@ def exit_code_for(run: Run) -> int:
     return EXIT_ERROR
 
 
-def write_reports(run: Run, *, json_path: str | None, md_path: str | None) -> RunReport:
+def write_reports(
+    run: Run, *, json_path: str | None, md_path: str | None, junit_path: str | None = None
+) -> RunReport:
     report = report_build(run=run)
     if json_path:
         text = json.dumps(report.to_json(), indent=2, default=str)
         Path(json_path).write_text(text, encoding="utf-8")
     if md_path:
         Path(md_path).write_text(report_to_markdown(report), encoding="utf-8")
+    if junit_path:
+        Path(junit_path).write_text(report_to_junit(report), encoding="utf-8")
     return report
+
+
+def append_step_summary(report: RunReport) -> str | None:
+    """Append the compact summary to the file $GITHUB_STEP_SUMMARY names, if it is set.
+    Returns why it could not (None: written, or nothing to do); never raises for the file."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return None
+    try:
+        with open(path, "a", encoding="utf-8") as summary:
+            summary.write(report_to_step_summary(report) + "\n")
+    except OSError as exc:
+        return f"could not append the summary to $GITHUB_STEP_SUMMARY ({path}): {exc}"
+    return None
 
 
 def _positive(value: str) -> int:
@@ -107,10 +127,15 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", dest="json_path", help="write the JSON report here")
         parser.add_argument("--md", dest="md_path", help="write the Markdown report here")
+        parser.add_argument(
+            "--junit",
+            dest="junit_path",
+            help="write a JUnit XML report here (one testcase per case), for CI dashboards",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         require_migrated()
-        for option in ("json_path", "md_path"):
+        for option in ("json_path", "md_path", "junit_path"):
             if opts[option] and (problem := _unwritable(opts[option])):
                 # Checked first: a whole run must not end in a report that cannot be written.
                 flag = "--" + option.removesuffix("_path")
@@ -154,7 +179,7 @@ class Command(BaseCommand):
                 return
             if not self._wait(run, timeout=opts["timeout"]):
                 run.refresh_from_db()
-                write_reports(run, json_path=opts["json_path"], md_path=opts["md_path"])
+                self._write_outputs(run, opts)
                 raise CommandError(
                     f"run {run.id} did not finish within {opts['timeout']}s (status {run.status}); "
                     "is a worker running?",
@@ -162,7 +187,7 @@ class Command(BaseCommand):
                 )
 
         run.refresh_from_db()
-        report = write_reports(run, json_path=opts["json_path"], md_path=opts["md_path"])
+        report = self._write_outputs(run, opts)
         self._summary(report)
         code = exit_code_for(run)
         if code != EXIT_PASS:
@@ -171,6 +196,16 @@ class Command(BaseCommand):
                 + (f": {run.error}" if run.error else ""),
                 returncode=code,
             )
+
+    def _write_outputs(self, run: Run, opts: dict[str, Any]) -> RunReport:
+        """The report files asked for, and the CI step summary when $GITHUB_STEP_SUMMARY is set
+        (a summary that cannot be written is a warning, never the run's failure)."""
+        report = write_reports(
+            run, json_path=opts["json_path"], md_path=opts["md_path"], junit_path=opts["junit_path"]
+        )
+        if problem := append_step_summary(report):
+            self.stderr.write(f"warning: {problem}")
+        return report
 
     def _wait(self, run: Run, *, timeout: int) -> bool:
         deadline = time.monotonic() + timeout
