@@ -12,6 +12,7 @@ from qalab.domain import ArtifactKind
 from qalab.llm.base import ROLES
 from runs.artifacts import load_reviews
 from runs.models import (
+    PENDING_CASE_STATUSES,
     CaseStatus,
     FindingTriage,
     LlmCall,
@@ -28,6 +29,7 @@ from runs.report.schema import (
     Evidence,
     Finding,
     Fix,
+    InProgress,
     Interruption,
     RunReport,
     Summary,
@@ -200,6 +202,18 @@ def case_interruptions(case: RunCase, turns: list[RunTurn]) -> list[Interruption
     ]
 
 
+def _in_progress(run: Run, cases: list[RunCase]) -> InProgress:
+    done = sum(1 for c in cases if c.status not in PENDING_CASE_STATUSES)
+    return InProgress(
+        stage=run.status,
+        detail=run.stage_detail,
+        cases_done=done,
+        cases_total=len(cases),
+        note=f"in progress ({run.status}, {done}/{len(cases)} cases): no verdict yet; findings, "
+        "scores and top actions are final only when the run is",
+    )
+
+
 def run_get_findings(run: Run) -> list[RunFinding]:
     """Findings critical -> major -> minor, in judge order within a severity."""
     rows = list(run.findings.select_related("case"))
@@ -229,8 +243,9 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
         organization=run.org_slug,
         preset=run.preset,
         status=run.status,
-        verdict=run.verdict or None,
-        verdict_reason=run.verdict_reason,
+        verdict=(run.verdict or None) if run.is_final else None,
+        verdict_reason=run.verdict_reason if run.is_final else "",
+        in_progress=None if run.is_final else _in_progress(run, cases),
         engine=run.engine,
         models=run.models_used,
         responder=run.responder_spec,

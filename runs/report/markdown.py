@@ -71,10 +71,19 @@ def report_to_markdown(report: RunReport) -> str:
     add = lines.append
     add(f"# AI QA Lab report: run {report.run_id}")
     add("")
-    add(
-        f"**Verdict: {report.verdict or report.status.upper()}**"
-        + (f" — {_md_escape(report.verdict_reason)}" if report.verdict_reason else "")
-    )
+    progress = report.in_progress
+    if progress:
+        # Never a verdict, nor "No findings", for a run that is still going.
+        add(
+            f"**In progress: {progress.stage}, {progress.cases_done}/{progress.cases_total} cases**"
+        )
+        add("")
+        add(f"> {_md_escape(progress.note)}.")
+    else:
+        add(
+            f"**Verdict: {report.verdict or report.status.upper()}**"
+            + (f" — {_md_escape(report.verdict_reason)}" if report.verdict_reason else "")
+        )
     add("")
     add(
         f"Organization `{report.organization}` · preset `{report.preset}` · status "
@@ -99,7 +108,7 @@ def report_to_markdown(report: RunReport) -> str:
     add(_carry_line(report))
     add("")
     if not report.findings:
-        add("No findings.")
+        add("Not judged yet." if progress else "No findings.")
     for finding in report.findings:
         add(
             f"- **{finding.severity.upper()}** `{finding.rule_id}` — case {finding.case}"
@@ -126,7 +135,7 @@ def report_to_markdown(report: RunReport) -> str:
     add("## Top actions")
     add("")
     if not report.top_actions:
-        add("Nothing to do.")
+        add("Not judged yet." if progress else "Nothing to do.")
     for action in report.top_actions:
         add(
             f"{action.rank}. **{_md_escape(action.title)}** ({action.target_layer}, effort "

@@ -349,6 +349,16 @@ class RunDelta(ReportModel):
 # --------------------------------------------------------------------------- the report
 
 
+class InProgress(ReportModel):
+    """A run exported before it is final: where it is, and that nothing in it is a verdict."""
+
+    stage: str = Field(description="the run's status now (queued, generating, simulating, ...)")
+    detail: str
+    cases_done: int
+    cases_total: int
+    note: str
+
+
 class RunReport(ReportModel):
     """The JSON report of DESIGN §11 (plus verdict, reason, fixtures and case errors)."""
 
@@ -360,6 +370,9 @@ class RunReport(ReportModel):
     status: str
     verdict: str | None
     verdict_reason: str
+    in_progress: InProgress | None = Field(
+        description="set while the run is not final: the export is a snapshot, with no verdict"
+    )
     engine: str
     models: dict[str, str]
     responder: str

@@ -30,7 +30,10 @@ def report_to_step_summary(report: RunReport) -> str:
             f"**Verdict: {report.verdict}**"
             + (f" — {_md_escape(report.verdict_reason)}" if report.verdict_reason else "")
         )
-    else:  # errored, cancelled, or still going when --wait gave up
+    elif report.in_progress:  # still going when --wait gave up
+        p = report.in_progress
+        add(f"**No verdict: in progress** ({p.stage}, {p.cases_done}/{p.cases_total} cases)")
+    else:  # errored or cancelled
         add(f"**No verdict** (status `{report.status}`)")
     if report.error:
         add("")
