@@ -123,3 +123,13 @@ CONTROL_REPLY = "A clean is only 19 EUR\x01\x08\x0b\x0c\x1b[31m\ufffe today. Any
 def control_chars(request: dict[str, Any]) -> dict[str, Any]:
     """A bot whose reply carries control characters that no XML document may hold."""
     return {"reply": CONTROL_REPLY, "status": "AWAITING_RESPONSE", "extracted": {}}
+
+
+def nul_bytes(request: dict[str, Any]) -> dict[str, Any]:
+    """A bot whose reply and extracted value carry NUL characters (Postgres text refuses them)."""
+    key = request["intake_fields"][0]["key"] if request["intake_fields"] else "name"
+    return {
+        "reply": "Thanks\x00 noted. A clean is 60 EUR.",
+        "extracted": {key: "Mary\x00Byrne"},
+        "status": "AWAITING_RESPONSE",
+    }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class KbEntry(BaseModel):
@@ -47,3 +47,14 @@ class ResponderReply(BaseModel):
     extracted: dict[str, str] = Field(default_factory=dict)
     status: Literal["AWAITING_RESPONSE", "COMPLETE"] | None = None
     usage: ResponderUsage | None = None
+
+    @model_validator(mode="after")
+    def _storable(self) -> ResponderReply:
+        """A NUL character cannot be stored in Postgres text: shown as U+FFFD instead, so a
+        bot that sends one gets its turn judged rather than its case lost to a database error."""
+        self.reply = self.reply.replace("\x00", "\ufffd")
+        self.extracted = {
+            k.replace("\x00", "\ufffd"): v.replace("\x00", "\ufffd")
+            for k, v in self.extracted.items()
+        }
+        return self

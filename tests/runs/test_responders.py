@@ -436,3 +436,16 @@ def _hello(session_id: str) -> Any:
         intake_fields=[],
         messages=[ChatMessage(role="customer", content="hi")],
     )
+
+
+def test_a_reply_with_nul_characters_is_stored_and_judged_not_lost(demo_org, tmp_path):
+    code, report = qalab_run(
+        "--org", "demo", "--inline", "--scenarios", "1",
+        "--responder", "python:tests.responders:nul_bytes", tmp_path=tmp_path,
+    )  # fmt: skip
+    assert code in (0, 1), report["error"]
+    case = report["cases"][0]
+    assert case["status"] == "done" and case["turns"]
+    turn = case["turns"][0]
+    assert turn["reply"] == "Thanks\ufffd noted. A clean is 60 EUR."
+    assert "Mary\ufffdByrne" in turn["extracted"].values()
