@@ -44,9 +44,18 @@ PURPOSE_SELFTEST = "selftest"
 
 class RunQuerySet(models.QuerySet["Run"]):
     def of_real_bots(self) -> RunQuerySet:
-        """Runs against a real responder: no selftest, no canary runs."""
-        return self.exclude(responder_spec__startswith=CANARY_PREFIX).exclude(
-            source__purpose=PURPOSE_SELFTEST
+        """Runs against a real responder: no selftest, no canary runs. A run recorded before
+        runs had a purpose (no `source.purpose` key) is a real bot's: `exclude()` alone would
+        drop it, as SQL's NOT(NULL = 'selftest') is not true."""
+        return self.exclude(responder_spec__startswith=CANARY_PREFIX).filter(
+            models.Q(source__purpose__isnull=True) | ~models.Q(source__purpose=PURPOSE_SELFTEST)
+        )
+
+    def of_the_lab(self) -> RunQuerySet:
+        """The lab's own runs (the complement of `of_real_bots`): selftest and canary runs."""
+        return self.filter(
+            models.Q(responder_spec__startswith=CANARY_PREFIX)
+            | models.Q(source__purpose=PURPOSE_SELFTEST)
         )
 
 
@@ -89,7 +98,11 @@ class Run(models.Model):
         db_table = "qa_runs"
         ordering = ["-id"]
         indexes = [
-            models.Index(fields=["organization", "preset", "-id"], name="qa_runs_org_preset")
+            models.Index(fields=["organization", "preset", "-id"], name="qa_runs_org_preset"),
+            # The runs list's sparklines: the last runs of an organization + responder.
+            models.Index(
+                fields=["organization", "responder_spec", "-id"], name="qa_runs_org_responder"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -1,32 +1,122 @@
-"""The runs list: columns, filters and score trends."""
+"""The runs list: columns that tell a run's story (responder, verdict, score with the trend of
+its organization + responder), the lab's own runs hidden by default, and score trends.
+
+The page costs a fixed number of queries whatever the number of runs: the sparklines of all its
+rows come from one query (`runs.trends.run_sparklines`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+from urllib.parse import urlsplit
 
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from runs.admin.common import VERDICT_CLASS, RunPagesBase, run_duration, short_tokens
-from runs.models import Run
+from runs.models import Run, RunQuerySet
 from runs.selectors import run_score_trends
+from runs.trends import SPARK_HEIGHT, SPARK_WIDTH, Sparkline, run_sparklines
+
+RESPONDER_WIDTH = 24
+
+
+def short_responder(spec: str, width: int = RESPONDER_WIDTH) -> str:
+    """A responder spec that fits a list column: a URL without its scheme and query, a python
+    spec by its function, then cut in the middle (the full spec goes in the title)."""
+    if spec.startswith(("http://", "https://")):
+        parts = urlsplit(spec)
+        path = parts.path.rstrip("/")
+        spec = parts.netloc + path
+        if len(spec) > width and path.count("/") > 1:
+            spec = f"{parts.netloc}/…/{path.rsplit('/', 1)[1]}"
+    elif spec.startswith("python:") and spec.count(":") >= 2:
+        spec = "python:…:" + spec.rsplit(":", 1)[1]
+    if len(spec) <= width:
+        return spec
+    head = (width - 1) * 2 // 3
+    return spec[:head] + "…" + spec[len(spec) - (width - 1 - head) :]
+
+
+class ProbeFilter(admin.SimpleListFilter):
+    """Real bots' runs by default; the lab's own (selftest, canary) only on request."""
+
+    title = "runs of"
+    parameter_name = "probe"
+    DEFAULT = "real"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [
+            (self.DEFAULT, "Real bots"),
+            ("lab", "The lab's own (selftest, canary)"),
+            ("all", "All"),
+        ]
+
+    def choices(self, changelist: ChangeList) -> Any:
+        current = self.value() or self.DEFAULT
+        for lookup, title in self.lookup_choices:
+            yield {
+                "selected": current == lookup,
+                "query_string": (
+                    changelist.get_query_string(remove=[self.parameter_name])
+                    if lookup == self.DEFAULT
+                    else changelist.get_query_string({self.parameter_name: lookup})
+                ),
+                "display": title,
+            }
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Run]) -> QuerySet[Run]:
+        runs = cast(RunQuerySet, queryset)  # the admin's get_queryset: Run.objects
+        if self.value() == "all":
+            return runs
+        if self.value() == "lab":
+            return runs.of_the_lab()
+        return runs.of_real_bots()
+
+
+def sparkline_svg(spark: Sparkline, run_id: int) -> SafeString:
+    """A small inline SVG of the scores, with this row's own run marked if it is one of them."""
+    marker: SafeString | str = ""
+    if run_id in spark.run_ids:
+        x, y = spark.points[spark.run_ids.index(run_id)]
+        marker = format_html('<circle cx="{}" cy="{}" r="2.2"/>', f"{x:.1f}", f"{y:.1f}")
+    return format_html(
+        '<svg class="qa-spark" data-runs="{}" viewBox="-3 0 {} {}" width="{}" height="{}" '
+        'role="img" aria-label="{}"><title>{}</title><polyline points="{}"/>{}</svg>',
+        ",".join(map(str, spark.run_ids)),
+        SPARK_WIDTH + 6,
+        SPARK_HEIGHT,
+        SPARK_WIDTH * 3 // 4 + 4,
+        SPARK_HEIGHT * 3 // 4,
+        spark.label,
+        spark.label,
+        spark.polyline,
+        marker,
+    )
 
 
 class RunListPages(RunPagesBase):
     list_display = [
         "run_link",
-        "organization",
+        "org_link",
+        "responder",
         "preset",
-        "status",
         "verdict_badge",
-        "overall",
+        "score",
         "tokens",
         "duration",
-        "created_at",
+        "created",
     ]
+    # The run column links to the report itself (no link to the admin's change form).
+    list_display_links = None
     list_filter = [
+        ProbeFilter,
         # Only the organizations of runs the user may see (not every org's name).
         ("organization", admin.RelatedOnlyFieldListFilter),
         "preset",
@@ -45,24 +135,56 @@ class RunListPages(RunPagesBase):
         url = reverse("admin:runs_run_report", args=[obj.pk])
         return format_html('<a href="{}">#{}</a>', url, obj.pk)
 
+    @admin.display(description="Organization", ordering="organization__name")
+    def org_link(self, obj: Run) -> str:
+        org = obj.organization
+        return format_html(
+            '<a class="qa-org" href="{}" title="{} ({}): score trend">{}</a>',
+            reverse("admin:runs_run_trend", args=[org.slug]),
+            org.name,
+            org.slug,
+            org.name,
+        )
+
+    @admin.display(description="Responder", ordering="responder_spec")
+    def responder(self, obj: Run) -> str:
+        badge = (
+            format_html(' <span class="qa-badge qa-probe">{}</span>', obj.probe)
+            if obj.probe
+            else ""
+        )
+        return format_html(
+            '<span class="qa-resp"><span class="qa-responder" title="{}">{}</span>{}</span>',
+            obj.responder_spec,
+            short_responder(obj.responder_spec),
+            badge,
+        )
+
     @admin.display(description="Verdict", ordering="verdict")
     def verdict_badge(self, obj: Run) -> str:
         if not obj.verdict:
-            return "—"
+            return format_html('<span class="qa-status">{}</span>', obj.get_status_display())
         return format_html(
-            '<span class="qa-badge qa-{}">{}</span>',
+            '<span class="qa-badge qa-{}" title="{}">{}</span>',
             VERDICT_CLASS.get(obj.verdict, ""),
+            obj.verdict_reason,
             obj.verdict,
         )
 
-    @admin.display(description="Overall", ordering="score_overall")
-    def overall(self, obj: Run) -> str:
-        return "—" if obj.score_overall is None else f"{obj.score_overall * 100:.1f}%"
+    @admin.display(description="Score", ordering="score_overall")
+    def score(self, obj: Run) -> str:
+        shown = "—" if obj.score_overall is None else f"{obj.score_overall * 100:.1f}%"
+        spark: Sparkline | None = getattr(obj, "qa_sparkline", None)
+        return format_html(
+            '<span class="qa-score"><span class="qa-score-n">{}</span>{}</span>',
+            shown,
+            sparkline_svg(spark, obj.pk) if spark else "",
+        )
 
-    @admin.display(description="Tokens used / budget")
+    @admin.display(description="Tokens")
     def tokens(self, obj: Run) -> str:
         return format_html(
-            '<span title="{} of {} tokens">{} / {}</span>',
+            '<span title="Tokens used / budget: {} of {}">{} / {}</span>',
             f"{obj.tokens_used:,}",
             f"{obj.token_budget:,}",
             short_tokens(obj.tokens_used),
@@ -73,13 +195,39 @@ class RunListPages(RunPagesBase):
     def duration(self, obj: Run) -> str:
         return run_duration(obj)
 
+    @admin.display(description="Created", ordering="created_at")
+    def created(self, obj: Run) -> str:
+        local = timezone.localtime(obj.created_at)
+        short = "%d %b %H:%M" if local.year == timezone.localtime().year else "%d %b %Y"
+        return format_html(
+            '<time datetime="{}" title="{}">{}</time>',
+            local.isoformat(),
+            local.strftime("%Y-%m-%d %H:%M:%S %Z"),
+            local.strftime(short),
+        )
+
+    # ------------------------------------------------------------------ the page
+
+    def get_changelist_instance(self, request: HttpRequest) -> ChangeList:
+        """The admin's change list, each row of its page given the sparkline of its
+        organization + responder (one query for the whole page)."""
+        changelist = super().get_changelist_instance(request)
+        rows = list(changelist.result_list)  # evaluated once: the template reuses these rows
+        sparklines = run_sparklines(
+            runs=self.get_queryset(request),
+            pairs=((run.organization_id, run.responder_spec) for run in rows),
+        )
+        for run in rows:
+            run.qa_sparkline = sparklines.get((run.organization_id, run.responder_spec))
+        return changelist
+
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         extra = {
             "title": "Runs",
             "can_start": self._can_start(request),
-            "trends": run_score_trends(runs=self.get_queryset(request)),
+            "trends": run_score_trends(runs=self.get_queryset(request).of_real_bots()),
             **(extra_context or {}),
         }
         return super().changelist_view(request, extra_context=extra)

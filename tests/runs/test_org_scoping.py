@@ -84,6 +84,8 @@ def test_a_staff_member_of_one_org_sees_nothing_of_another(client, django_user_m
         reverse("admin:runs_run_delta", args=[run_b.pk]),
         reverse("admin:runs_run_export_json", args=[run_b.pk]),
         reverse("admin:runs_run_export_md", args=[run_b.pk]),
+        reverse("admin:runs_run_trend", args=[b.slug]),
+        reverse("admin:runs_run_trend", args=[b.pk]),
         reverse("admin:runs_run_delta", args=[run_a.pk]) + f"?other={run_b.pk}",
         reverse("admin:runs_run_changelist") + f"?organization__id__exact={b.pk}",
         reverse("admin:qalab_organization_changelist") + "?q=zebra",  # the user typed "zebra"
@@ -93,13 +95,14 @@ def test_a_staff_member_of_one_org_sees_nothing_of_another(client, django_user_m
 
     assert len(pages) > 20  # the crawl really walked the admin
     assert pages[reverse("admin:runs_run_report", args=[run_a.pk])][0] == 200
+    assert pages[reverse("admin:runs_run_trend", args=[a.slug])][0] == 200  # linked, walked
     leaks = {
         url: status
         for url, (status, body) in pages.items()
         if SECRET_NAME in body or SECRET_SLUG in body or f"/run/{run_b.pk}/" in body
     }
     assert leaks == {}
-    for url in direct[:6]:
+    for url in direct[:8]:
         assert pages[url][0] in (302, 403, 404), url
 
     # Membership cannot be edited by staff: they cannot add themselves to org B.
