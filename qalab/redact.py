@@ -79,6 +79,24 @@ def known_secrets() -> list[str]:
     return sorted(unique, key=len, reverse=True)
 
 
+def _token_like(token: str) -> bool:
+    """Whether the word after "Bearer"/"Basic" looks like a credential rather than prose
+    ("our basic appointment", "the bearer of good news"): a digit, a capital inside the word,
+    or a long run with token punctuation. An all-lowercase token slips through; the lab's
+    own secret values are removed by value first."""
+    return (
+        any(c.isdigit() for c in token)
+        or (any(c.isupper() for c in token[1:]) and any(c.islower() for c in token))
+        or (len(token) >= 20 and any(c in "._~+/=" for c in token))
+    )
+
+
+def _redact_match(match: re.Match[str]) -> str:
+    if match.re is _SHAPES[0] and not _token_like(match.group(0)[len(match.group(1)) :]):
+        return match.group(0)
+    return match.group(1) + REDACTED
+
+
 def redact(text: str, *, secrets: list[str] | None = None) -> str:
     """`text` with every known secret value and credential-shaped string replaced."""
     if not text:
@@ -93,7 +111,7 @@ def redact(text: str, *, secrets: list[str] | None = None) -> str:
                 continue
         elif not any(word in text for word in needs):
             continue
-        redacted = shape.sub(lambda m: m.group(1) + REDACTED, text)
+        redacted = shape.sub(_redact_match, text)
         if redacted != text:
             text, folded = redacted, None
     return text

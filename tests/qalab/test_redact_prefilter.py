@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from qalab.redact import _SHAPES, REDACTED, redact
+from qalab.redact import _SHAPES, REDACTED, _redact_match, redact
 
 
 def _plain(text: str, secrets: list[str]) -> str:
@@ -18,7 +18,7 @@ def _plain(text: str, secrets: list[str]) -> str:
     for value in secrets:
         text = text.replace(value, REDACTED)
     for shape in _SHAPES:
-        text = shape.sub(lambda m: m.group(1) + REDACTED, text)
+        text = shape.sub(_redact_match, text)
     return text
 
 

@@ -30,9 +30,26 @@ def test_credential_shaped_text_is_redacted(text, kept, gone):
     assert gone not in out and kept in out and REDACTED in out
 
 
-def test_ordinary_conversation_text_is_left_alone():
-    text = "A clean is €45, call +353 1 555 0142 or book for 14:30 on 2026-03-15. Ask for Mary."
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A clean is €45, call +353 1 555 0142 or book for 14:30 on 2026-03-15. Ask for Mary.",
+        "Our basic appointment costs 40 EUR; the Basic Cleaning package is 55 EUR.",
+        "I hate to be the bearer of unwelcome news, but Basic whitening is sold out.",
+        "Basic-level checkups and basic       questionnaires are free.",
+    ],
+)
+def test_ordinary_conversation_text_is_left_alone(text):
     assert redact(text, secrets=[]) == text
+
+
+@pytest.mark.parametrize(
+    "token", ["dXNlcjpwYXNzd29yZA==", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "Zx9kQ2mP7r"]
+)
+def test_real_bearer_and_basic_tokens_are_redacted(token):
+    for scheme in ("Bearer", "Basic", "bearer"):
+        out = redact(f"header: {scheme} {token} end", secrets=[])
+        assert token not in out and f"{scheme} {REDACTED} end" in out
 
 
 def test_known_secret_values_are_redacted_wherever_they_appear(settings):
