@@ -14,9 +14,11 @@ from django.utils import timezone
 
 import judge
 from generator import prompts as generator_prompts
+from qalab.llm import Engine, get_engine
 from qalab.orgs import sha256_text
 from qalab.redact import redact
 from runs import simulator
+from runs.budget import DbLedger
 from runs.models import CaseStatus, LlmCall, Run, RunCase, RunStatus
 
 logger = logging.getLogger("qalab.runs")
@@ -89,6 +91,21 @@ def run_mark_error(*, run_id: int, reason: str) -> bool:
     if ended:
         run_lock_if_idle(run_id)
     return ended
+
+
+def stage_engine(run: Run, *, stage: str) -> Engine | None:
+    """The run's LLM engine, metered by its ledger; or None once the run has been ended
+    `error` with the reason (a missing key, an endpoint that fails the JSON-mode probe): a
+    stage must never be left stuck, nor carry on without the model the run was set up with."""
+    try:
+        return get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    except Exception as exc:
+        logger.exception("run %s: %s: the LLM engine could not be set up", run.id, stage)
+        run_mark_error(
+            run_id=run.id,
+            reason=f"{stage}: the LLM engine could not be set up: {type(exc).__name__}: {exc}",
+        )
+        return None
 
 
 # Final statuses a run reaches without a report: locked by `run_lock_if_idle` once nothing of

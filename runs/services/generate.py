@@ -6,14 +6,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from generator.pipeline import generate_artifacts
-from qalab.llm import BudgetExceeded, get_engine
+from qalab.llm import BudgetExceeded
 from qalab.orgs import organization_get_context
 from qalab.redact import redact
 from runs.artifacts import (
     load_test_set,
     store_test_set,
 )
-from runs.budget import DbLedger
 from runs.dispatch import Dispatcher
 from runs.models import (
     Run,
@@ -25,6 +24,7 @@ from runs.services.common import (
     logger,
     run_lock_if_idle,
     run_mark_error,
+    stage_engine,
     swap_status,
 )
 from runs.services.preflight import PreflightError, responder_preflight
@@ -41,7 +41,9 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
         return
     run = Run.objects.select_related("organization").get(id=run_id)
     config = run.config
-    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    engine = stage_engine(run, stage="generation")
+    if engine is None:
+        return
     try:
         preflight = responder_preflight(run, engine=engine)
     except PreflightError as exc:

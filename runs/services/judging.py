@@ -13,7 +13,7 @@ from judge.llm_actions import phrase_actions
 from judge.llm_judge import ReviewResult, review_case
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, TopAction
 from qalab.domain import SEVERITY_ORDER
-from qalab.llm import BudgetExceeded, get_engine
+from qalab.llm import BudgetExceeded, RunEnded
 from qalab.llm.base import QuotaExhausted
 from runs.artifacts import (
     load_blueprint,
@@ -22,7 +22,6 @@ from runs.artifacts import (
     load_reviews,
     store_review,
 )
-from runs.budget import DbLedger
 from runs.dispatch import Dispatcher
 from runs.models import (
     CaseStatus,
@@ -35,6 +34,7 @@ from runs.models import (
 from runs.services.carry import triage_carry
 from runs.services.common import (
     logger,
+    stage_engine,
     swap_status,
 )
 from runs.services.reporting import finding_model
@@ -119,7 +119,9 @@ def _llm_reviews(run_id: int) -> dict[str, ReviewResult]:
     if all(c.scenario_key in stored for c in cases):
         return stored
     manifest = load_manifest(run.id)
-    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    engine = stage_engine(run, stage="judging")
+    if engine is None:
+        raise RunEnded(f"run {run.id} ended: its LLM engine could not be set up")
     for case in cases:
         if case.scenario_key in stored:
             continue
@@ -145,7 +147,10 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
     in `reporting` and does nothing. Deterministic checks are free: they also run on the cases
     a budget stop left completed.
     """
-    reviews = _llm_reviews(run_id)
+    try:
+        reviews = _llm_reviews(run_id)
+    except RunEnded:  # its engine could not be set up: the run is ended `error`
+        return
     with transaction.atomic():
         run = Run.objects.select_for_update().get(id=run_id)
         if run.status != RunStatus.JUDGING or run.locked_at:
@@ -249,7 +254,9 @@ def _phrase_top_actions(run_id: int) -> None:
         )
         for row in rows
     ]
-    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    engine = stage_engine(run, stage="top actions")
+    if engine is None:  # the run is ended `error` with the reason
+        return
     try:
         phrased = phrase_actions(actions, findings, engine=engine, purpose="judge:actions")
     except (BudgetExceeded, QuotaExhausted) as exc:

@@ -14,7 +14,7 @@ from django.utils import timezone
 from judge.schemas import (
     Turn,
 )
-from qalab.llm import BudgetExceeded, RunEnded, get_engine
+from qalab.llm import BudgetExceeded, RunEnded
 from qalab.llm.base import QuotaExhausted
 from qalab.redact import redact, redact_values
 from runs.artifacts import (
@@ -22,7 +22,6 @@ from runs.artifacts import (
     load_fixture,
     load_manifest,
 )
-from runs.budget import DbLedger
 from runs.dispatch import Dispatcher
 from runs.models import (
     PENDING_CASE_STATUSES,
@@ -36,6 +35,7 @@ from runs.services.common import (
     logger,
     run_lock_if_idle,
     run_mark_error,
+    stage_engine,
     swap_status,
     worker_gone,
     worker_id,
@@ -142,7 +142,11 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
     blueprint = load_blueprint(run.id, case.scenario_key)
     fixture = load_fixture(run.id, case.fixture_key)
     manifest = load_manifest(run.id)
-    engine = get_engine(run.engine, ledger=DbLedger(run_id=run.id))
+    engine = stage_engine(run, stage="simulation")
+    if engine is None:  # the run is ended `error`; this case with it
+        _finish_case(case, CaseStatus.ERROR, error="the LLM engine could not be set up")
+        run_lock_if_idle(run.id)
+        return
     responder = get_responder(run.responder_spec)
     kb = [KbEntry(id=d.id, title=d.title, text=d.text) for d in fixture.documents]
     intake = [
