@@ -181,6 +181,10 @@ QALAB_RESPONDER_AUTH_ENV = envstr("QALAB_RESPONDER_AUTH_ENV")
 # accepts `reference`, `canary:...` and `http(s)://...` always, other Python code only from here;
 # the command line (an operator's shell) may run any spec.
 QALAB_WEB_PYTHON_RESPONDERS = envlist("QALAB_WEB_PYTHON_RESPONDERS")
+# Folders an `openai-chat:` responder's `prompt=file:` may read from (comma-separated; relative
+# to the project). The command line also reads from anywhere in the project; the web form only
+# from these, since the project holds settings and var/.
+QALAB_RESPONDER_PROMPT_DIRS = envlist("QALAB_RESPONDER_PROMPT_DIRS") or ("docs/prompts",)
 # At most this many cases of one run talk to the responder at the same time.
 QALAB_RUN_MAX_CONCURRENT_CASES = envint("QALAB_RUN_MAX_CONCURRENT_CASES", 4, minimum=1)
 QALAB_FIXTURES_DIR = Path(envstr("QALAB_FIXTURES_DIR") or BASE_DIR / "docs" / "kb-fixtures")

@@ -29,7 +29,9 @@ class StartRunForm(forms.Form):
     responder = forms.CharField(
         required=False,
         max_length=500,
-        help_text="Leave empty for the organization's responder (default: the built-in reference bot).",
+        help_text="Leave empty for the organization's responder (default: the built-in reference "
+        "bot). A model with your system prompt and KB: "
+        "openai-chat:MODEL?prompt=file:docs/prompts/NAME.md&kb=retrieve:4 (README: Responders).",
     )
 
     same_test_set_as = forms.IntegerField(

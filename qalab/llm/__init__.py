@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from qalab.llm.base import (
     BudgetExceeded,
+    ChatReply,
     Engine,
     Ledger,
     LlmError,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BudgetExceeded",
+    "ChatReply",
     "Engine",
     "Ledger",
     "LlmError",

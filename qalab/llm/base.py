@@ -64,6 +64,16 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
 
+@dataclass(frozen=True)
+class ChatReply:
+    """Free text a model wrote (no schema), what it cost (zero when replayed) and why it
+    stopped (`stop`, or `length` when it hit `max_tokens`)."""
+
+    text: str
+    usage: Usage
+    finish_reason: str = "stop"
+
+
 class Ledger(Protocol):
     """Reserves tokens before a call and settles them after; see DESIGN §6.
 
@@ -171,5 +181,23 @@ class Engine(Protocol):
         `output`'s JSON schema, validate the reply (and run `check`, which raises ValueError for
         a reply that fits the schema but not the task), and fall back to `offline()` (recorded in
         the ledger as `fallback`) when the reply stays invalid after one repair turn.
+        """
+        ...
+
+    def chat(
+        self,
+        *,
+        role: Role,
+        purpose: str,
+        messages: list[Message],
+        max_tokens: int,
+        offline: Callable[[], str],
+        model: str | None = None,
+    ) -> ChatReply:
+        """Free text for `messages`, for a bot under test that writes prose (no schema, no
+        validation, no repair turn): metered, budgeted, retried and replayed like `run`.
+
+        `model` overrides the role's model. The offline engine returns `offline()` and meters
+        the prompt plus that text as estimated tokens.
         """
         ...

@@ -10,6 +10,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from qalab.llm.base import (
+    ChatReply,
     Ledger,
     M,
     Message,
@@ -77,3 +78,39 @@ class OfflineEngine:
             latency_ms=int((time.monotonic() - started) * 1000),
         )
         return result
+
+    def chat(
+        self,
+        *,
+        role: Role,
+        purpose: str,
+        messages: list[Message],
+        max_tokens: int,
+        offline: Callable[[], str],
+        model: str | None = None,
+    ) -> ChatReply:
+        prompt_tokens = estimate_message_tokens(messages)
+        reservation = self.ledger.reserve(
+            role=role, purpose=purpose, tokens=prompt_tokens + max_tokens
+        )
+        started = time.monotonic()
+        try:
+            text = offline()
+        except Exception:
+            self.ledger.settle(
+                reservation,
+                usage=Usage(prompt_tokens, 0, estimated=True),
+                status="error",
+                latency_ms=int((time.monotonic() - started) * 1000),
+            )
+            raise
+        completion = min(estimate_tokens(text), max_tokens)
+        finish = "stop" if estimate_tokens(text) <= max_tokens else "length"
+        usage = Usage(prompt_tokens, completion, estimated=True)
+        self.ledger.settle(
+            reservation,
+            usage=usage,
+            status="ok" if finish == "stop" else "length",
+            latency_ms=int((time.monotonic() - started) * 1000),
+        )
+        return ChatReply(text=text, usage=usage, finish_reason=finish)

@@ -20,6 +20,7 @@ import openai
 from pydantic import BaseModel
 
 from qalab.llm.base import (
+    ChatReply,
     Ledger,
     LlmError,
     M,
@@ -188,6 +189,45 @@ class OpenAIEngine:
         )
         return offline()
 
+    def chat(
+        self,
+        *,
+        role: Role,
+        purpose: str,
+        messages: list[Message],
+        max_tokens: int,
+        offline: Callable[[], str],
+        model: str | None = None,
+    ) -> ChatReply:
+        """The model's free text for `messages`: no response format, kept as written (a reply
+        cut off at `max_tokens` too; its ledger row says `length`). Replayed when recorded."""
+        model = model or self.model_for(role)
+        key = replay_key(
+            model=model, messages=messages, schema={}, max_tokens=max_tokens, json_mode="text"
+        )
+        reply = self._replay(key, role=role, purpose=purpose)
+        if reply is not None:
+            return ChatReply(reply.content, Usage(0, 0, estimated=False), reply.finish_reason)
+        reply, _ = self._complete(
+            role=role,
+            purpose=purpose,
+            model=model,
+            messages=[dict(m) for m in messages],
+            max_tokens=max_tokens,
+            schema={},
+            schema_name="",
+            schema_text="",
+            attempt=0,
+            json_mode="text",
+        )
+        store_reply(self.replay_dir, key, model=model, role=role, reply=reply)
+        # A server that reports no usage is charged the whole reservation by the ledger; the
+        # turn shows an estimate in that case.
+        usage = reply.usage or Usage(
+            prompt_estimate(messages), min(max_tokens, len(reply.content) // 4), estimated=True
+        )
+        return ChatReply(reply.content, usage, reply.finish_reason)
+
     def _complete(
         self,
         *,
@@ -297,7 +337,7 @@ class OpenAIEngine:
                 elif choice.message.refusal:
                     detail = f"refusal: {choice.message.refusal}"
                 settle(usage, "length" if finish_reason == "length" else "ok", content, detail)
-                return Reply(content=content, finish_reason=finish_reason), attempt
+                return Reply(content=content, finish_reason=finish_reason, usage=usage), attempt
 
             if not will_retry:
                 raise LlmError(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from qalab.llm.base import Message, Role
+from qalab.llm.base import Message, Role, Usage
 from qalab.llm.structured import JsonMode, canonical_json
 
 # The engine's logger: an unreadable replay file is reported beside the engine's own messages.
@@ -25,6 +25,8 @@ class Reply:
 
     content: str
     finish_reason: str
+    # What the server billed for it; None when it reported nothing, or for a replayed reply.
+    usage: Usage | None = None
 
 
 def replay_key(

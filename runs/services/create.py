@@ -63,7 +63,7 @@ def run_create(
     if seed is not None and not -MAX_SEED <= seed <= MAX_SEED:
         raise ValueError(f"seed {seed} is out of range (at most {MAX_SEED:,} either way)")
     spec = responder_spec or organization.responder or "reference"
-    get_responder(spec)  # validates the spec now, not in a worker later
+    responder = get_responder(spec)  # validates the spec now, not in a worker later
     engine = settings.QALAB_LLM_ENGINE
     models_used = {
         "generator": settings.QALAB_GENERATOR_MODEL,
@@ -71,6 +71,8 @@ def run_create(
         "judge": settings.QALAB_JUDGE_MODEL,
         "responder": settings.QALAB_RESPONDER_MODEL,
     }
+    if own_model := getattr(responder, "model", ""):  # openai-chat:MODEL, the bot's own
+        models_used["responder"] = own_model
     if engine == "offline":
         models_used = {role: "offline" for role in models_used}
     run_seed = seed if seed is not None else secrets.randbelow(2**31)
@@ -105,7 +107,8 @@ def run_create(
         "purpose": purpose,  # "selftest" for the lab's own runs (Run.probe)
         "org_context_sha256": org_context_hash(context),
         "kb_documents": {d.slug: sha256_text(d.text) for d in context.kb},
-        "prompts": prompt_hashes(*PROMPT_DIRS),
+        # An openai-chat: responder's prompt file too, so the delta names a changed prompt.
+        "prompts": {**prompt_hashes(*PROMPT_DIRS), **getattr(responder, "prompt_hashes", {})},
         "code_version": code_version(),
     }
     return Run.objects.create(

@@ -41,7 +41,7 @@ from runs.services.common import (
     worker_id,
 )
 from runs.services.lease import lease_kept
-from runs.simulator.adapters import get_responder
+from runs.simulator.adapters import Responder, get_responder
 from runs.simulator.contract import ChatMessage, IntakeFieldRef, KbEntry, ResponderRequest
 from runs.simulator.customer import customer_next_message
 
@@ -147,7 +147,6 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
         _finish_case(case, CaseStatus.ERROR, error="the LLM engine could not be set up")
         run_lock_if_idle(run.id)
         return
-    responder = get_responder(run.responder_spec)
     kb = [KbEntry(id=d.id, title=d.title, text=d.text) for d in fixture.documents]
     intake = [
         IntakeFieldRef(key=f.key, label=f.label, required=f.required)
@@ -157,6 +156,8 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
     history = [turn_from_row(t) for t in case.turns.order_by("index")]
     with lease_kept(case_id=case.id, run_id=run.id, owner=case.lease_owner):
         try:
+            # In the try: a spec this worker cannot use is this case's error, not a task crash.
+            responder = _responder_of(run)
             while True:
                 index = len(history)
                 purpose = f"{case.scenario_key}/t{index}"
@@ -228,6 +229,20 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
 
     _finish_case(case, CaseStatus.DONE, actual_status=history[-1].status or "" if history else "")
     advance_after_cases(run.id, dispatcher)
+
+
+def _responder_of(run: Run) -> Responder:
+    """The run's responder as it was snapshotted; ValueError when its spec does not work in
+    this worker or its prompt file changed since the run was created."""
+    responder = get_responder(run.responder_spec)
+    recorded = run.source.get("prompts") or {}
+    for label, digest in getattr(responder, "prompt_hashes", {}).items():
+        if recorded.get(label) != digest:
+            raise ValueError(
+                f"the responder's prompt {label} changed since run {run.id} was created "
+                "(its snapshot holds the old one): start a new run"
+            )
+    return responder
 
 
 def _chat_pair(turn: Turn) -> list[ChatMessage]:

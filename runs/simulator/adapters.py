@@ -1,5 +1,6 @@
 """Responder adapters, chosen by a responder spec: `reference`, `http(s)://...`,
-`python:pkg.mod:func` and `canary:<fault>[+<fault>...]`.
+`python:pkg.mod:func`, `canary:<fault>[+<fault>...]` and `openai-chat:MODEL?prompt=...`
+(`runs.simulator.openai_chat`).
 
 Whatever an adapter gets back is untrusted: it is validated into a `ResponderReply` at the
 edge, and anything that does not fit becomes a `ResponderError` (the case is marked `error`
@@ -25,23 +26,31 @@ from pydantic import ValidationError
 from qalab.llm import Engine
 from runs.simulator.canary import CanaryResponder
 from runs.simulator.contract import ResponderReply, ResponderRequest
+from runs.simulator.openai_chat import SPEC_FORM, OpenAIChatResponder, is_openai_chat, parse_spec
 from runs.simulator.reference import reference_respond
 
 _PYTHON_SPEC = re.compile(r"^python:(?P<module>[A-Za-z_][\w.]*):(?P<func>[A-Za-z_]\w*)$")
 SPEC_HELP = (
-    "use 'reference', 'http(s)://host/path', 'python:package.module:function' or "
-    "'canary:<fault>[+<fault>...]'"
+    "use 'reference', 'http(s)://host/path', 'python:package.module:function', "
+    f"'canary:<fault>[+<fault>...]' or '{SPEC_FORM}'"
 )
 
 
 def web_spec_refusal(spec: str, *, python_allowed: tuple[str, ...]) -> str | None:
     """Why the web may not start a run with `spec` (None: it may). Imports nothing.
 
-    `reference`, `canary:...` and `http(s)://...` are data, not code; a `python:` spec runs code
-    in the workers, so the web takes only those an operator registered in settings.
+    `reference`, `canary:...`, `http(s)://...` and `openai-chat:...` are data, not code; a
+    `python:` spec runs code in the workers, so the web takes only those an operator registered
+    in settings. An `openai-chat:` prompt file must be in QALAB_RESPONDER_PROMPT_DIRS.
     """
     spec = (spec or "").strip()
     if spec == "reference" or spec.startswith(("canary:", "http://", "https://")):
+        return None
+    if is_openai_chat(spec):
+        try:
+            parse_spec(spec, web=True)
+        except ValueError as exc:
+            return str(exc)
         return None
     if spec.startswith("python:"):
         if spec in python_allowed:
@@ -209,6 +218,8 @@ def get_responder(spec: str) -> Responder:
         return HttpResponder(spec)
     if spec.startswith("canary:"):
         return CanaryResponder(spec)
+    if is_openai_chat(spec):
+        return OpenAIChatResponder(spec)
     match = _PYTHON_SPEC.match(spec)
     if match:
         try:
