@@ -132,3 +132,35 @@ def test_it_reuses_an_earlier_test_set_without_generation_tokens(demo_org, tmp_p
 def test_it_reports_an_unknown_run(db):
     with pytest.raises(CommandError, match="no run"):
         call_command("qalab_report", "999999")
+
+
+def test_a_verdict_prints_a_summary_and_exits_quietly_with_its_code(tmp_path):
+    """On the command line a FAIL_CRITICAL is the gate's answer, not a crash: the summary, then
+    exit 1, and no `CommandError:` line."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite3'}",
+        "CELERY_BROKER_URL": "memory://",
+    }
+
+    def manage(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=root, env=env, capture_output=True,
+            text=True, timeout=300,
+        )  # fmt: skip
+
+    assert manage("migrate", "-v0").returncode == 0
+    assert manage("qalab_seed_demo").returncode == 0
+    result = manage(
+        "qalab_run", "--org", "demo", "--inline", "--scenarios", "1", "--seed", "2",
+        "--responder", "canary:invent_price",
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert "FAIL_CRITICAL" in result.stdout.splitlines()[0]
+    assert "CommandError" not in result.stderr and "Traceback" not in result.stderr

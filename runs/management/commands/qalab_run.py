@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,12 @@ from runs.report.words import delta_summary
 from runs.tasks import CeleryDispatcher
 
 EXIT_PASS, EXIT_CRITICAL, EXIT_USAGE, EXIT_BUDGET, EXIT_ERROR = 0, 1, 2, 3, 4
+
+
+class RunFinished(CommandError):
+    """The run ended; its exit code tells the gate how. The summary is printed already, so on
+    the command line it exits quietly with the code (a verdict is not a crash); callers of
+    `call_command` get it as a CommandError with `returncode`."""
 
 
 def exit_code_for(run: Run) -> int:
@@ -133,6 +140,14 @@ class Command(BaseCommand):
             help="write a JUnit XML report here (one testcase per case), for CI dashboards",
         )
 
+    def execute(self, *args: Any, **options: Any) -> str | None:
+        try:
+            return super().execute(*args, **options)
+        except RunFinished as finished:
+            if getattr(self, "_called_from_command_line", False):
+                sys.exit(finished.returncode)
+            raise
+
     def handle(self, *args: Any, **opts: Any) -> None:
         require_migrated()
         for option in ("json_path", "md_path", "junit_path"):
@@ -191,7 +206,7 @@ class Command(BaseCommand):
         self._summary(report)
         code = exit_code_for(run)
         if code != EXIT_PASS:
-            raise CommandError(
+            raise RunFinished(
                 f"run {run.id} ended {run.verdict or run.status}"
                 + (f": {run.error}" if run.error else ""),
                 returncode=code,
