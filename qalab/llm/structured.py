@@ -3,6 +3,7 @@ validated pydantic object (or saying what is wrong with it, for the repair turn)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -31,18 +32,37 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def extract_json_object(text: str) -> Any:
-    """The first balanced `{...}` in `text` that parses as JSON; ValueError when there is none."""
+def _loads(text: str) -> Any:
+    """JSON as real servers write it: raw newlines or tabs inside strings are accepted (a
+    llama.cpp grammar lets them through; `strict=False`)."""
+    return json.loads(text, strict=False)
+
+
+_FENCE = re.compile(r"^\s*```[\w-]*[ \t]*\n(?P<body>.*?)\n?[ \t]*```\s*$", re.DOTALL)
+# Past this many `{`, a reply is not searched further for an object (a model's runaway output).
+_MAX_CANDIDATES = 200
+
+
+def json_objects(text: str) -> list[Any]:
+    """Every balanced `{...}` of `text` that parses, largest first: the outermost object comes
+    before the objects nested in it, so a wrapper is tried before its parts."""
+    found: list[tuple[int, Any]] = []
     start = text.find("{")
-    while start != -1:
+    while start != -1 and len(found) < _MAX_CANDIDATES:
         end = _balanced_end(text, start)
         if end is not None:
-            try:
-                return json.loads(text[start:end])
-            except ValueError:
-                pass
+            with contextlib.suppress(ValueError):
+                found.append((end - start, _loads(text[start:end])))
         start = text.find("{", start + 1)
-    raise ValueError("the reply contains no JSON object")
+    return [obj for _, obj in sorted(found, key=lambda item: -item[0])]
+
+
+def extract_json_object(text: str) -> Any:
+    """The outermost balanced `{...}` in `text` that parses; ValueError when there is none."""
+    objects = json_objects(text)
+    if not objects:
+        raise ValueError("the reply contains no JSON object")
+    return objects[0]
 
 
 def _balanced_end(text: str, start: int) -> int | None:
@@ -81,17 +101,9 @@ def format_validation_errors(exc: ValidationError) -> str:
     return truncate("; ".join(parts))
 
 
-def validate_reply(
-    raw: str, output: type[M], check: Callable[[M], None] | None = None
+def _validated(
+    obj: Any, output: type[M], check: Callable[[M], None] | None
 ) -> tuple[M | None, str]:
-    """(result, "") for a valid reply, else (None, what is wrong with it)."""
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        try:
-            obj = extract_json_object(raw)
-        except ValueError as exc:
-            return None, f"the reply is not JSON ({exc})"
     try:
         result = output.model_validate(obj)
     except ValidationError as exc:
@@ -102,6 +114,35 @@ def validate_reply(
         except ValueError as exc:
             return None, truncate(f"the JSON does not fit the task: {exc}")
     return result, ""
+
+
+def validate_reply(
+    raw: str, output: type[M], check: Callable[[M], None] | None = None
+) -> tuple[M | None, str]:
+    """(result, "") for a valid reply, else (None, what is wrong with it, as the repair turn
+    quotes it). Lenient where real servers differ, strict where it matters: raw control
+    characters in strings and a code fence around the JSON are accepted; in a reply with text
+    around its JSON, the outermost object that validates wins (never a nested part of it when
+    the whole does), and when none does, the error is the outermost object's."""
+    text = raw.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group("body")
+    try:
+        obj = _loads(text)
+    except json.JSONDecodeError as exc:
+        parse_error = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    else:
+        return _validated(obj, output, check)
+    first_error = ""
+    for candidate in json_objects(text):
+        result, error = _validated(candidate, output, check)
+        if result is not None:
+            return result, ""
+        first_error = first_error or error
+    if first_error:
+        return None, first_error
+    return None, truncate(f"the reply is not JSON ({parse_error})")
 
 
 def prepare_messages(
