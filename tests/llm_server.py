@@ -182,7 +182,8 @@ class FakeOpenAI:
 
     Options: `seed`, `latency` (seconds added to every reply), fault rates `rate_429`,
     `quota_429`, `rate_500`, `rate_timeout` (sleeps `timeout_sleep` seconds before answering),
-    `rate_invalid_json`, `rate_length`; `reject_json_schema` (400 for `json_schema` requests);
+    `rate_invalid_json`, `rate_length`; `reject_json_schema` (`json_schema_status`, 400 by default,
+    for `json_schema` requests);
     `fault_script` (faults of the first requests, in order, from FAULTS); `brain(body)` returning
     custom content (None -> the schema-driven generator); `report_usage` (False omits usage).
     """
@@ -200,6 +201,7 @@ class FakeOpenAI:
         rate_invalid_json: float = 0.0,
         rate_length: float = 0.0,
         reject_json_schema: bool = False,
+        json_schema_status: int = 400,
         fault_script: list[str] | None = None,
         brain: Brain | None = None,
         report_usage: bool = True,
@@ -218,6 +220,7 @@ class FakeOpenAI:
         }
         self.timeout_sleep = timeout_sleep
         self.reject_json_schema = reject_json_schema
+        self.json_schema_status = json_schema_status
         self.fault_script = list(fault_script or [])
         self.brain = brain
         self.report_usage = report_usage
@@ -418,7 +421,9 @@ class _Handler(BaseHTTPRequestHandler):
                 "Invalid parameter: 'response_format' of type 'json_schema' is not supported "
                 "with this model."
             )
-            self._send(400, _error(message, "invalid_request_error", None))
+            if fake.json_schema_status >= 500:  # llama.cpp's server: a 500 with its own text
+                message = "Internal Server Error: unsupported response_format json_schema"
+            self._send(fake.json_schema_status, _error(message, "invalid_request_error", None))
         elif fault == "429":
             self._send(
                 429,

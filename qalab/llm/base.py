@@ -31,6 +31,10 @@ class RunEnded(BudgetExceeded):
 class LlmError(Exception):
     """The LLM endpoint could not do the work (after retries); the message says why."""
 
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code  # the endpoint's HTTP status, when it answered one
+
 
 class QuotaExhausted(LlmError):
     """HTTP 429 `insufficient_quota`: the account is out of credit. Retrying cannot help."""

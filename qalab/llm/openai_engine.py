@@ -249,6 +249,7 @@ class OpenAIEngine:
         tokens = prompt_estimate(messages, extra) + max_tokens
         options = request_options(schema=schema, schema_name=schema_name, json_mode=json_mode)
         retries = 0
+        last_status: int | None = None
         while True:
             attempt += 1
             reservation = self.ledger.reserve(
@@ -296,20 +297,22 @@ class OpenAIEngine:
                     settle(Usage(0, 0, estimated=False), f"error:{status_code}", detail=message)
                     raise LlmError(
                         f"{self.endpoint} refused the {role} request ({purpose}) with HTTP "
-                        f"{status_code}: {message}"
+                        f"{status_code}: {message}",
+                        status_code=status_code,
                     ) from exc
                 last = f"HTTP {status_code}: {message}"
+                last_status = status_code
                 will_retry = retries < self.max_retries
                 prefix = "retry" if will_retry else "error"
                 settle(Usage(0, 0, estimated=False), f"{prefix}:{status_code}", detail=message)
                 delay = _retry_after(exc) if will_retry else None
             except openai.APITimeoutError as exc:
-                last = f"timed out after {self.timeout:g} s"
+                last, last_status = f"timed out after {self.timeout:g} s", None
                 will_retry = retries < self.max_retries
                 settle(None, f"{'retry' if will_retry else 'error'}:timeout", detail=str(exc))
                 delay = None
             except openai.APIConnectionError as exc:
-                last = f"connection error: {exc}"
+                last, last_status = f"connection error: {exc}", None
                 will_retry = retries < self.max_retries
                 settle(None, f"{'retry' if will_retry else 'error'}:connection", detail=str(exc))
                 delay = None
@@ -342,7 +345,8 @@ class OpenAIEngine:
             if not will_retry:
                 raise LlmError(
                     f"{self.endpoint} failed for role {role} ({purpose}) after "
-                    f"{retries + 1} attempts; last status: {last}"
+                    f"{retries + 1} attempts; last status: {last}",
+                    status_code=last_status,
                 )
             if delay is None:
                 delay = min(BACKOFF_BASE_SECONDS * 2**retries, BACKOFF_MAX_SECONDS)
@@ -368,39 +372,48 @@ class OpenAIEngine:
 
     # ------------------------------------------------------------------ capability probe
     def probe_json_mode(self, *, role: Role = "generator") -> JsonMode:
-        """The best JSON mode the server takes: `json_schema`, or `json_object` after a 400.
-
-        One tiny metered request (purpose `probe_json_mode`) with the engine's retry layer.
-        """
+        """The best JSON mode the server takes, tried in order `json_schema` -> `json_object`
+        -> `text`. A mode is not supported when the server answers it with an HTTP error, 4xx
+        or 5xx (llama.cpp's server answers 500 to `json_schema`), or with a reply that ignores
+        the schema. One tiny metered request per mode tried (purpose `probe_json_mode`), with no
+        retries: a retried refusal only delays the answer. An endpoint that cannot be reached
+        at all raises (the run then ends `error` with the reason)."""
 
         class Probe(BaseModel):
             ok: bool
 
+        schema = Probe.model_json_schema()
+        retries, self.max_retries = self.max_retries, 0
         try:
-            schema = Probe.model_json_schema()
-            self._complete(
-                role=role,
-                purpose="probe_json_mode",
-                model=self.model_for(role),
-                messages=[{"role": "user", "content": 'Reply with {"ok": true}.'}],
-                max_tokens=16,
-                schema=schema,
-                schema_name="probe",
-                schema_text=canonical_json(schema),
-                attempt=0,
-                json_mode="json_schema",
-            )
-        except QuotaExhausted:
-            raise
-        except LlmError as exc:
-            cause = exc.__cause__
-            text = str(exc).lower()
-            if isinstance(cause, openai.BadRequestError) and (
-                "response_format" in text or "json_schema" in text
-            ):
-                return "json_object"
-            raise
-        return "json_schema"
+            for mode in ("json_schema", "json_object"):
+                try:
+                    reply, _ = self._complete(
+                        role=role,
+                        purpose="probe_json_mode",
+                        model=self.model_for(role),
+                        messages=[{"role": "user", "content": 'Reply with {"ok": true}.'}],
+                        max_tokens=16,
+                        schema=schema,
+                        schema_name="probe",
+                        schema_text=canonical_json(schema),
+                        attempt=0,
+                        json_mode=mode,
+                    )
+                except QuotaExhausted:
+                    raise
+                except LlmError as exc:
+                    if exc.status_code is None:  # unreachable, timed out: not an answer
+                        raise
+                    logger.info("probe: %s not supported by %s: %s", mode, self.endpoint, exc)
+                    continue
+                if validate_reply(reply.content, Probe)[0] is not None:
+                    return mode
+                logger.info(
+                    "probe: %s ignored by %s (the reply is off-schema)", mode, self.endpoint
+                )
+            return "text"
+        finally:
+            self.max_retries = retries
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -50,8 +52,13 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
         logger.warning("run %s: %s", run_id, exc)
         run_mark_error(run_id=run_id, reason=str(exc))
         return
+    snapshot: dict[str, Any] = {}
     if preflight is not None:
-        run.source = {**run.source, "preflight": preflight}
+        snapshot["preflight"] = preflight
+    if json_mode := getattr(engine, "json_mode", None):
+        snapshot["json_mode"] = json_mode  # the mode in use (with `auto`: the probe's pick)
+    if snapshot:
+        run.source = {**run.source, **snapshot}
         Run.objects.filter(id=run_id).update(source=run.source)
     try:
         context = organization_get_context(organization=run.organization)

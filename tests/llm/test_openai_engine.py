@@ -478,3 +478,32 @@ def test_replay_takes_the_recorded_path_through_a_repair_turn(tmp_path: Path) ->
     assert statuses(replayer.ledger) == ["replayed", "replayed", "fallback"]
     assert replayer.ledger.used == 0
     assert invalid_count(replayer.ledger) == 2
+
+
+def test_the_probe_takes_a_500_to_json_schema_as_not_supported_without_retrying() -> None:
+    # llama.cpp's server answers HTTP 500 (not 400) to a json_schema request.
+    with FakeOpenAI(reject_json_schema=True, json_schema_status=500) as server:
+        engine, _ = make_engine(server)
+        assert engine.probe_json_mode() == "json_object"
+        modes = [b["response_format"]["type"] for b in server.requests]
+    assert modes == ["json_schema", "json_object"]  # one request each: no retried 500s
+    assert engine.max_retries == 4  # the engine's own retries are back for real work
+
+
+def test_the_probe_falls_back_to_text_when_every_mode_is_ignored() -> None:
+    # A server that takes response_format but answers prose: neither JSON mode is honoured.
+    with FakeOpenAI(brain=lambda body: "Sure! OK.") as server:
+        engine, _ = make_engine(server)
+        assert engine.probe_json_mode() == "text"
+        assert [b["response_format"]["type"] for b in server.requests] == [
+            "json_schema",
+            "json_object",
+        ]
+
+
+def test_the_probe_raises_when_the_endpoint_cannot_be_reached() -> None:
+    with FakeOpenAI() as server:
+        engine, _ = make_engine(server)
+    # The server is stopped: a connection error is not an answer about JSON modes.
+    with pytest.raises(LlmError, match="connection error"):
+        engine.probe_json_mode()

@@ -136,12 +136,15 @@ def test_it_uses_json_object_where_json_schema_is_rejected(demo_org, tmp_path):
     _assert_tokens_match(report, server)
 
 
-def test_it_probes_the_json_mode_in_auto(demo_org, tmp_path):
+@pytest.mark.parametrize("status", [400, 500])  # 500: what llama.cpp's server answers
+def test_it_probes_the_json_mode_in_auto(demo_org, tmp_path, status):
     from qalab.llm import _PROBED
 
     _PROBED.clear()
     with (
-        FakeOpenAI(seed=2, reject_json_schema=True, brain=notes_brain) as server,
+        FakeOpenAI(
+            seed=2, reject_json_schema=True, json_schema_status=status, brain=notes_brain
+        ) as server,
         openai_settings(server, QALAB_LLM_JSON_MODE="auto"),
     ):
         code, report = qalab_run(
@@ -154,6 +157,7 @@ def test_it_probes_the_json_mode_in_auto(demo_org, tmp_path):
     probe, *rest = [b["response_format"]["type"] for b in server.requests]
     assert probe == "json_schema"
     assert set(rest) == {"json_object"}
+    assert report["source"]["json_mode"] == "json_object"  # the snapshot names the mode used
 
 
 def test_it_completes_despite_rate_limits_errors_and_invalid_replies(demo_org, tmp_path):
