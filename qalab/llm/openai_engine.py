@@ -351,11 +351,11 @@ class OpenAIEngine:
             if delay is None:
                 delay = min(BACKOFF_BASE_SECONDS * 2**retries, BACKOFF_MAX_SECONDS)
             retries += 1
-            logger.info(
+            logger.info(  # one line per retry: a server's multi-line error body is cut
                 "%s/%s: %s; retry %d/%d in %.1f s",
                 role,
                 purpose,
-                last,
+                (last.strip().splitlines() or [""])[0],
                 retries,
                 self.max_retries,
                 delay,

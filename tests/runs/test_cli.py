@@ -164,3 +164,40 @@ def test_a_verdict_prints_a_summary_and_exits_quietly_with_its_code(tmp_path):
     assert result.returncode == 1, result.stderr[-2000:]
     assert "FAIL_CRITICAL" in result.stdout.splitlines()[0]
     assert "CommandError" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_long_stage_is_never_silent_for_long():
+    import time
+
+    from runs.management.commands.qalab_run import Heartbeat
+
+    lines: list[str] = []
+    with Heartbeat(lines.append, every=0.2) as heartbeat:
+        heartbeat.say("  generating")
+        time.sleep(0.75)
+        heartbeat.say("  simulating case 1/2")
+        time.sleep(0.1)
+    assert lines[0] == "  generating"
+    still = [line for line in lines if line.startswith("  still generating · ")]
+    assert 2 <= len(still) <= 4
+    assert lines[-1] == "  simulating case 1/2"  # a fresh line resets the clock
+
+
+def test_a_retry_is_logged_on_one_line(caplog, monkeypatch):
+    import logging
+
+    from tests.llm.test_openai_engine import make_engine, run
+    from tests.llm_server import FakeOpenAI
+
+    caplog.set_level(logging.INFO, logger="qalab")
+    # A server's error body over several lines (llama.cpp's 500 pages are).
+    monkeypatch.setattr(
+        "qalab.llm.openai_engine._server_message", lambda exc: "HTTP body line one\nline two"
+    )
+    with FakeOpenAI(fault_script=["500"]) as server:
+        engine, _ = make_engine(server)
+        engine.sleep = lambda seconds: None
+        run(engine)
+    retries = [r.getMessage() for r in caplog.records if "retry 1/" in r.getMessage()]
+    assert len(retries) == 1 and "\n" not in retries[0]
+    assert "HTTP 500: HTTP body line one; retry 1/" in retries[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,44 @@ from runs.report.words import delta_summary
 from runs.tasks import CeleryDispatcher
 
 EXIT_PASS, EXIT_CRITICAL, EXIT_USAGE, EXIT_BUDGET, EXIT_ERROR = 0, 1, 2, 3, 4
+
+
+HEARTBEAT_SECONDS = 10.0
+
+
+class Heartbeat:
+    """Progress lines for a terminal or a CI log: each stage as it starts, and a "still ..."
+    line whenever nothing was said for HEARTBEAT_SECONDS (a long generation or judging stage
+    against a slow model would otherwise look hung)."""
+
+    def __init__(self, write: Any, every: float = HEARTBEAT_SECONDS) -> None:
+        self._write, self._every = write, every
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._stage = "starting"
+        self._started = self._said = time.monotonic()
+        self._thread = threading.Thread(target=self._beat, name="qalab-heartbeat", daemon=True)
+
+    def say(self, line: str) -> None:
+        with self._lock:
+            self._write(line)
+            self._stage, self._said = line.strip(), time.monotonic()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(min(1.0, self._every)):
+            with self._lock:
+                now = time.monotonic()
+                if now - self._said >= self._every:
+                    self._write(f"  still {self._stage} · {now - self._started:.0f} s")
+                    self._said = now
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
 
 
 class RunFinished(CommandError):
@@ -183,9 +222,10 @@ class Command(BaseCommand):
         )
 
         if opts["inline"]:
-            dispatcher = InlineDispatcher(progress=lambda step: self.stderr.write(f"  {step}"))
-            services.run_start(run=run, dispatcher=dispatcher)
-            dispatcher.drain()
+            with Heartbeat(self.stderr.write) as heartbeat:
+                dispatcher = InlineDispatcher(progress=lambda step: heartbeat.say(f"  {step}"))
+                services.run_start(run=run, dispatcher=dispatcher)
+                dispatcher.drain()
         else:
             with transaction.atomic():
                 services.run_start(run=run, dispatcher=CeleryDispatcher())
@@ -223,15 +263,17 @@ class Command(BaseCommand):
         return report
 
     def _wait(self, run: Run, *, timeout: int) -> bool:
-        deadline = time.monotonic() + timeout
-        last = ""
+        started = time.monotonic()
+        deadline = started + timeout
+        last, said = "", 0.0
         while time.monotonic() < deadline:
             run.refresh_from_db()
             done = run.cases.exclude(status__in=("queued", "running")).count()
             state = f"{run.status} · cases {done}/{run.cases.count()} · tokens {run.tokens_used:,}"
-            if state != last:
-                self.stderr.write(f"  {state}")
-                last = state
+            now = time.monotonic()
+            if state != last or now - said >= HEARTBEAT_SECONDS:  # never silent for long
+                self.stderr.write(f"  {state} · {now - started:.0f} s")
+                last, said = state, now
             if run.is_final:
                 return True
             time.sleep(1)
