@@ -160,6 +160,9 @@ QALAB_LLM_API_KEY = envstr("QALAB_LLM_API_KEY") or envstr("OPENAI_API_KEY")
 QALAB_LLM_JSON_MODE = envchoice(
     "QALAB_LLM_JSON_MODE", "json_schema", ("json_schema", "json_object", "text", "auto")
 )
+# How system messages reach the server: as they are, as user messages, or merged into the first
+# user message (for chat templates that drop or refuse the system role).
+QALAB_LLM_SYSTEM_ROLE = envchoice("QALAB_LLM_SYSTEM_ROLE", "system", ("system", "user", "merge"))
 QALAB_LLM_TIMEOUT_SECONDS = envint("QALAB_LLM_TIMEOUT_SECONDS", 60, minimum=1)
 QALAB_LLM_MAX_RETRIES = envint("QALAB_LLM_MAX_RETRIES", 4, minimum=0)
 # A folder of recorded replies to replay (empty = off): reruns cost no tokens.

@@ -98,6 +98,7 @@ def openai_engine_from_settings(*, ledger: Ledger) -> OpenAIEngine:
         json_mode=_PROBED.get(base_url or "", "json_schema") if mode == "auto" else mode,
         timeout=float(getattr(settings, "QALAB_LLM_TIMEOUT_SECONDS", 60)),
         max_retries=int(getattr(settings, "QALAB_LLM_MAX_RETRIES", 4)),
+        system_role=getattr(settings, "QALAB_LLM_SYSTEM_ROLE", "system"),
         replay_dir=Path(replay_dir) if replay_dir else None,
     )
     if mode == "auto" and (base_url or "") not in _PROBED:

@@ -33,7 +33,10 @@ from qalab.llm.replay import Reply, load_reply, replay_key, store_reply
 from qalab.llm.structured import (
     JSON_MODES,
     REPAIR_INSTRUCTION,
+    SYSTEM_ROLES,
     JsonMode,
+    SystemRole,
+    adapt_system_role,
     canonical_json,
     prepare_messages,
     request_options,
@@ -79,6 +82,7 @@ class OpenAIEngine:
         max_retries: int = 4,
         replay_dir: Path | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        system_role: SystemRole = "system",
     ) -> None:
         if not api_key:
             raise LlmError("the openai engine needs an API key (QALAB_LLM_API_KEY)")
@@ -86,6 +90,9 @@ class OpenAIEngine:
             raise ValueError(f"json_mode {json_mode!r} must be one of {', '.join(JSON_MODES)}")
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
+        if system_role not in SYSTEM_ROLES:
+            raise ValueError(f"system_role {system_role!r} must be one of {SYSTEM_ROLES}")
+        self.system_role: SystemRole = system_role
         self.ledger = ledger
         self.models = dict(models)
         self.base_url = base_url or None
@@ -278,7 +285,7 @@ class OpenAIEngine:
             try:
                 completion = self.client.chat.completions.create(
                     model=model,
-                    messages=messages,  # type: ignore[arg-type]
+                    messages=adapt_system_role(messages, self.system_role),  # type: ignore[arg-type]
                     max_tokens=max_tokens,
                     temperature=0,
                     **options,

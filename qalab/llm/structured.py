@@ -145,6 +145,28 @@ def validate_reply(
     return None, truncate(f"the reply is not JSON ({parse_error})")
 
 
+SystemRole = Literal["system", "user", "merge"]
+SYSTEM_ROLES: tuple[str, ...] = get_args(SystemRole)
+
+
+def adapt_system_role(messages: list[Message], system_role: SystemRole) -> list[Message]:
+    """The messages in the form the server's chat template takes: `system` as they are; `user`
+    with each system message sent as a user message; `merge` with the system text put at the
+    head of the first user message (templates that drop system messages, or that insist on
+    user/assistant turns alternating)."""
+    if system_role == "system" or not any(m.get("role") == "system" for m in messages):
+        return messages
+    if system_role == "user":
+        return [{**m, "role": "user"} if m.get("role") == "system" else m for m in messages]
+    system = "\n\n".join(str(m.get("content") or "") for m in messages if m["role"] == "system")
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    for message in rest:
+        if message.get("role") == "user":
+            message["content"] = f"{system}\n\n{message.get('content') or ''}"
+            return rest
+    return [{"role": "user", "content": system}, *rest]
+
+
 def prepare_messages(
     messages: list[Message], schema_text: str, json_mode: JsonMode
 ) -> list[Message]:

@@ -507,3 +507,30 @@ def test_the_probe_raises_when_the_endpoint_cannot_be_reached() -> None:
     # The server is stopped: a connection error is not an answer about JSON modes.
     with pytest.raises(LlmError, match="connection error"):
         engine.probe_json_mode()
+
+
+@pytest.mark.parametrize(
+    ("system_role", "roles", "first"),
+    [
+        ("system", ["system", "user"], "You write short notes."),
+        ("user", ["user", "user"], "You write short notes."),
+        ("merge", ["user"], "You write short notes."),
+    ],
+)
+def test_system_messages_reach_templates_that_drop_them(system_role, roles, first) -> None:
+    """QALAB_LLM_SYSTEM_ROLE: a chat template that drops system messages (llama.cpp's for some
+    models) would leave the model ~20 tokens of prompt; `user`/`merge` send them as user text."""
+    with FakeOpenAI() as server:
+        engine, _ = make_engine(server, system_role=system_role, json_mode="json_object")
+        run(engine)
+        body = server.requests[-1]
+    assert [m["role"] for m in body["messages"]] == roles
+    assert body["messages"][0]["content"].startswith(first)
+    if system_role == "merge":  # the system text heads the user's own message
+        assert "Reply with one JSON object" in body["messages"][0]["content"]
+        assert body["messages"][0]["content"].endswith("\n\n" + MESSAGES[-1]["content"])
+
+
+def test_an_unknown_system_role_is_refused() -> None:
+    with FakeOpenAI() as server, pytest.raises(ValueError, match="system_role"):
+        make_engine(server, system_role="developer")
