@@ -44,6 +44,8 @@ class OrganizationAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "locale", "responder", "updated_at"]
     search_fields = ["name", "slug"]
     filter_horizontal = ["members"]
+    # Validated at import only (qalab_import_org): an edit here would skip the secret checks.
+    readonly_fields = ["responder_http"]
     inlines = [ServiceInline, IntakeFieldInline, PolicyInline, SkillInline, KbDocumentInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Organization]:

@@ -7,12 +7,17 @@ severities, fix targets, effort sizes and the kinds of artifact a run stores.
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from qalab.json_mapping import PathSyntaxError, as_text, json_problem, parse_path, template_problem
+from qalab.redact import redact
 
 # --------------------------------------------------------------------------- findings
 
@@ -116,6 +121,188 @@ class KbDocumentSpec(Strict):
     text: str = Field(min_length=1)
 
 
+# --------------------------------------------------------------------------- responder mapping
+
+ReplyStatus = Literal["AWAITING_RESPONSE", "COMPLETE"]
+# What an `http(s)://` bot of its own JSON shape can be sent (README: Responders).
+REQUEST_SCALARS = frozenset({"message", "session_id", "organization", "locale", "kb_text"})
+REQUEST_LISTS = frozenset({"history", "history_before", "kb", "intake_fields", "intake_keys"})
+QUERY_SCALARS = frozenset({"message", "session_id", "organization", "locale"})
+HEADER_SCALARS = frozenset({"session_id", "organization", "locale"})
+ITEM_SCALARS = frozenset({"role", "content"})
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+_LAB_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
+_SECRET_NAME = re.compile(
+    r"(?i)auth|token|secret|passw|cookie|credential|signature|api[-_]?key|(^|[-_])key$"
+)
+_JWT = re.compile(r"\beyJ[\w-]{6,}\.[\w-]{6,}\.")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_NO_SECRETS = (
+    "never put a secret in the org folder: name the header in QALAB_RESPONDER_AUTH_HEADER "
+    "and put its value in the environment variable named by QALAB_RESPONDER_AUTH_ENV"
+)
+
+
+def _looks_secret(value: str) -> bool:
+    """A bearer/basic token, an `sk-` key, `api_key=...`, a JWT or a long opaque token."""
+    if redact(value, secrets=[]) != value or _JWT.search(value):
+        return True
+    for word in value.split():
+        if "{{" in word or "://" in word or _UUID.match(word) or len(word) < 32:
+            continue
+        if any(c.isdigit() for c in word) and any(c.isalpha() for c in word):
+            return True
+    return False
+
+
+def _check_pairs(pairs: dict[str, str], *, what: str, scalars: frozenset[str]) -> None:
+    for name, value in pairs.items():
+        if what == "header" and not _HEADER_NAME.match(name):
+            raise ValueError(f"header name {name!r} is not a valid HTTP header name")
+        if what == "header" and name.lower() in _LAB_HEADERS:
+            raise ValueError(f"header {name!r} is set by the lab, not by the mapping")
+        if any(c in value for c in "\r\n\x00"):
+            raise ValueError(f"{what} {name!r}: a line break or NUL in the value")
+        if _SECRET_NAME.search(name) or _looks_secret(value):
+            raise ValueError(f"{what} {name!r} looks like a credential; {_NO_SECRETS}")
+        if problem := template_problem(value, scalars=scalars, lists=frozenset(), where=name):
+            raise ValueError(problem)
+
+
+def _check_path(path: str) -> str:
+    try:
+        parse_path(path)
+    except PathSyntaxError as exc:
+        raise ValueError(f"path {path!r}: {exc}") from None
+    return path
+
+
+def _json_template(value: Any, *, scalars: frozenset[str], lists: frozenset[str]) -> Any:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise ValueError(f"template is not JSON: {exc}") from None
+    if not isinstance(value, (dict, list)):
+        raise ValueError(f"template must be a JSON object or list, got {type(value).__name__}")
+    if problem := json_problem(value):
+        raise ValueError(f"template is not JSON: {problem}")
+    if problem := template_problem(value, scalars=scalars, lists=lists):
+        raise ValueError(problem)
+    return value
+
+
+class HistoryRoles(Strict):
+    """The bot's names for the lab's two roles (OpenAI style by default)."""
+
+    customer: str = Field(default="user", min_length=1, max_length=NAME_MAX)
+    assistant: str = Field(default="assistant", min_length=1, max_length=NAME_MAX)
+
+
+class HistoryShape(Strict):
+    """How one message of `{{history}}` looks to the bot: `item` with `{{role}}`, `{{content}}`."""
+
+    roles: HistoryRoles = Field(default_factory=HistoryRoles)
+    item: Any = Field(default_factory=lambda: {"role": "{{role}}", "content": "{{content}}"})
+
+    @field_validator("item")
+    @classmethod
+    def _item(cls, value: Any) -> Any:
+        return _json_template(value, scalars=ITEM_SCALARS, lists=frozenset())
+
+
+class UsagePaths(Strict):
+    prompt_tokens: str | None = None
+    completion_tokens: str | None = None
+
+    @field_validator("prompt_tokens", "completion_tokens")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+
+class ResponsePaths(Strict):
+    """Where the reply, status, extracted fields and usage are in the bot's JSON."""
+
+    reply: str = Field(description="path to the reply text (a list of texts is joined)")
+    status: str | None = None
+    status_map: dict[str, ReplyStatus | None] = Field(default_factory=dict)
+    extracted: str | dict[str, str] | None = None
+    usage: UsagePaths | None = None
+
+    @field_validator("reply", "status")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+    @field_validator("extracted")
+    @classmethod
+    def _extracted(cls, value: str | dict[str, str] | None) -> str | dict[str, str] | None:
+        if isinstance(value, dict):
+            for path in value.values():
+                _check_path(path)
+        elif value is not None:
+            _check_path(value)
+        return value
+
+    @field_validator("status_map", mode="before")
+    @classmethod
+    def _map_keys(cls, value: Any) -> Any:
+        """YAML reads `true:`, `1:` and `null:` keys as other types; the bot's JSON may too."""
+        return {as_text(k): v for k, v in value.items()} if isinstance(value, dict) else value
+
+    @model_validator(mode="after")
+    def _map_needs_status(self) -> ResponsePaths:
+        if self.status_map and self.status is None:
+            raise ValueError("status_map needs status: the path to the bot's status")
+        return self
+
+
+class ResponderHttp(Strict):
+    """How to talk to an `http(s)://` bot of its own JSON shape: the request it takes (a
+    template) and where its answer lies (paths). No secret: the auth header comes from the
+    environment (QALAB_RESPONDER_AUTH_ENV)."""
+
+    method: Literal["POST", "PUT", "PATCH", "GET"] = "POST"
+    headers: dict[str, str] = Field(default_factory=dict)
+    query: dict[str, str] = Field(default_factory=dict)
+    request: Any = None
+    history: HistoryShape = Field(default_factory=HistoryShape)
+    response: ResponsePaths
+
+    @field_validator("method", mode="before")
+    @classmethod
+    def _method(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("headers")
+    @classmethod
+    def _headers(cls, value: dict[str, str]) -> dict[str, str]:
+        _check_pairs(value, what="header", scalars=HEADER_SCALARS)
+        return value
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, value: dict[str, str]) -> dict[str, str]:
+        _check_pairs(value, what="query parameter", scalars=QUERY_SCALARS)
+        return value
+
+    @field_validator("request")
+    @classmethod
+    def _request(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        return _json_template(value, scalars=REQUEST_SCALARS, lists=REQUEST_LISTS)
+
+    @model_validator(mode="after")
+    def _body_fits_method(self) -> ResponderHttp:
+        if self.method == "GET" and self.request is not None:
+            raise ValueError("a GET sends no body: drop request, or use POST")
+        if self.method != "GET" and self.request is None:
+            raise ValueError(f"request (the body template) is required for {self.method}")
+        return self
+
+
 class OrgContext(Strict):
     """Everything the lab knows about one organization; the single input of the generator."""
 
@@ -131,4 +318,18 @@ class OrgContext(Strict):
     hours: list[HoursSpec] = Field(default_factory=list)
     contact: ContactSpec = Field(default_factory=ContactSpec)
     responder: str | None = Field(default=None, max_length=RESPONDER_MAX)
+    responder_http: ResponderHttp | None = None
     kb: list[KbDocumentSpec] = Field(default_factory=list)
+    """Read from `kb/*.md`; a `kb` field in org.yaml is an error."""
+
+    @model_validator(mode="after")
+    def _mapping_needs_a_url(self) -> OrgContext:
+        if self.responder_http is None:
+            return self
+        parsed = urlsplit(self.responder or "")
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(
+                "responder_http maps the JSON of an http(s):// bot: set responder to its URL "
+                f"(responder is {self.responder!r})"
+            )
+        return self

@@ -31,6 +31,12 @@ class Organization(models.Model):
     responder = models.CharField(
         max_length=RESPONDER_MAX, blank=True, help_text="Default responder spec, e.g. reference"
     )
+    responder_http = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="How to talk to an http(s) responder of its own JSON shape (request template, "
+        "response paths); empty: it speaks the lab's contract",
+    )
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="qalab_organizations"
     )

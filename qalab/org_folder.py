@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -20,8 +21,19 @@ def _describe(error: ValidationError, filename: str) -> str:
     lines = [f"{filename}: {error.error_count()} invalid field(s)"]
     for item in error.errors():
         where = ".".join(str(part) for part in item["loc"]) or "(top level)"
-        lines.append(f"  {filename}: field '{where}': {item['msg']}")
+        lines.append(f"  {filename}: field '{where}': {item['msg']}{_shown_value(item)}")
     return "\n".join(lines)
+
+
+def _shown_value(item: Any) -> str:
+    """` (got '...')` for a mapping value the message does not quote already. Never a header or
+    query value, nor anything outside responder_http: those may hold what must not be shown."""
+    loc, value = item["loc"], item.get("input")
+    if loc[:1] != ("responder_http",) or loc[1:2] in (("headers",), ("query",)):
+        return ""
+    if not isinstance(value, (str, int, float)) or str(value) in item["msg"]:
+        return ""
+    return f" (got {str(value)[:80]!r})"
 
 
 def load_org_folder(path: Path | str) -> OrgContext:

@@ -51,6 +51,9 @@ def organization_import(*, context: OrgContext) -> tuple[Organization, bool]:
     org.hours = [h.model_dump() for h in context.hours]
     org.contact = context.contact.model_dump()
     org.responder = context.responder or ""
+    org.responder_http = (
+        context.responder_http.model_dump(mode="json") if context.responder_http else {}
+    )
     org.save()
 
     for model in (Service, IntakeField, Policy, Skill, KbDocument):
@@ -91,6 +94,7 @@ def organization_get_context(*, organization: Organization) -> OrgContext:
             "hours": organization.hours,
             "contact": organization.contact,
             "responder": organization.responder or None,
+            "responder_http": organization.responder_http or None,
             "services": [
                 {
                     "name": s.name,
@@ -126,8 +130,12 @@ def organization_get_context(*, organization: Organization) -> OrgContext:
 
 
 def org_context_hash(context: OrgContext) -> str:
-    """sha256 of the canonical JSON of the org context (the snapshot's org-context hash)."""
-    canonical = json.dumps(context.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    """sha256 of the canonical JSON of the org context (the snapshot's org-context hash).
+
+    Not the responder mapping: how to talk to the bot is no part of what it is tested on; a
+    run holds the mapping in its config (`responder_http`), where the delta names it."""
+    data = context.model_dump(mode="json", exclude={"responder_http"})
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return sha256_text(canonical)
 
 

@@ -14,6 +14,7 @@ from django.urls import reverse
 from qalab.orgs import organizations_for
 from runs.models import Run
 from runs.selectors import run_list_for_user
+from runs.simulator.http_mapping import mapping_summary
 
 VERDICT_CLASS = {
     "FAIL_CRITICAL": "fail",
@@ -97,4 +98,22 @@ def snapshot_rows(run: Run) -> list[tuple[str, Any]]:
         ("Test set reused from", run.config.get("reuse_artifacts") or "— (generated)"),
         ("Artifacts", f"{len(artifact_hashes)} hashed" if artifact_hashes else "—"),
         *[(f"Prompt {name}", digest) for name, digest in sorted(source.get("prompts", {}).items())],
+        *_responder_rows(run),
     ]
+
+
+def _responder_rows(run: Run) -> list[tuple[str, Any]]:
+    """The run's mapping of a bot of its own JSON shape, and what the bot said to the
+    preflight's greeting (read through that mapping, when there is one)."""
+    rows: list[tuple[str, Any]] = []
+    if http := run.config.get("responder_http"):
+        rows.append(("Responder mapping", mapping_summary(http)))
+    if preflight := (run.source or {}).get("preflight"):
+        said = f"“{preflight.get('reply', '')}”"
+        if preflight.get("status"):
+            said += f" · status {preflight['status']}"
+        if preflight.get("extracted"):
+            said += " · " + ", ".join(f"{k}={v}" for k, v in preflight["extracted"].items())
+        label = "Preflight reply (mapped)" if preflight.get("mapped") else "Preflight reply"
+        rows.append((label, f"{said} · {preflight.get('latency_ms', 0)} ms"))
+    return rows

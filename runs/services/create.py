@@ -63,7 +63,9 @@ def run_create(
     if seed is not None and not -MAX_SEED <= seed <= MAX_SEED:
         raise ValueError(f"seed {seed} is out of range (at most {MAX_SEED:,} either way)")
     spec = responder_spec or organization.responder or "reference"
-    responder = get_responder(spec)  # validates the spec now, not in a worker later
+    # The org's mapping goes with its own bot's URL only: another URL speaks the lab's contract.
+    http = organization.responder_http if spec.strip() == organization.responder.strip() else {}
+    responder = get_responder(spec, http=http)  # validates the spec now, not in a worker later
     engine = settings.QALAB_LLM_ENGINE
     models_used = {
         "generator": settings.QALAB_GENERATOR_MODEL,
@@ -102,6 +104,8 @@ def run_create(
     }
     if engine != "offline":
         config["json_mode"] = settings.QALAB_LLM_JSON_MODE
+    if http:  # snapshotted: a later edit of the org's mapping changes no run made before it
+        config["responder_http"] = http
     source = {
         "organization": {"slug": organization.slug, "name": organization.name},
         "purpose": purpose,  # "selftest" for the lab's own runs (Run.probe)

@@ -5,6 +5,8 @@ generation has spent thousands of tokens, when the first case fails. An external
 (`http(s)://`, `python:`) gets one greeting in a session of its own; the lab's in-house
 responders (`reference`, `canary:`) need no check. A failure ends the run `error` with the
 reason and how to fix it; a success is recorded in the run's snapshot (`source.preflight`).
+A bot of its own JSON shape is greeted through the run's mapping (`config.responder_http`), so
+the recorded reply is the one the mapping reads: proof that the reply path finds the text.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import time
 from typing import Any
 
 from qalab.llm import Engine
-from qalab.redact import redact
+from qalab.redact import redact, redact_values
 from runs.models import Run
 from runs.simulator.adapters import get_responder
 from runs.simulator.contract import ChatMessage, IntakeFieldRef, ResponderRequest
@@ -48,20 +50,30 @@ def responder_preflight(run: Run, *, engine: Engine) -> dict[str, Any] | None:
     spec = run.responder_spec
     if not spec.startswith(EXTERNAL_PREFIXES):
         return None
+    http = run.config.get("responder_http")
     started = time.monotonic()
     try:
-        responder = get_responder(spec)
+        responder = get_responder(spec, http=http)
         reply = responder.respond(preflight_request(run), engine=engine, purpose="preflight")
     except Exception as exc:
+        speaks = (
+            "answers what the organization's responder_http mapping expects (org.yaml)"
+            if http
+            else "answers the responder contract"
+        )
         raise PreflightError(
             redact(
                 f"responder preflight failed, nothing generated and no tokens spent: {exc}. "
-                "Check that the bot is running at that address and answers the responder "
-                "contract (README: Responders), then start a new run."
+                f"Check that the bot is running at that address and {speaks} "
+                "(README: Responders), then start a new run."
             )
         ) from exc
     return {
         "reply": redact(reply.reply)[:300],
         "status": reply.status or "",
+        "extracted": redact_values(
+            {k[:50]: v[:100] for k, v in list(reply.extracted.items())[:20]}
+        ),
+        "mapped": bool(http),
         "latency_ms": int((time.monotonic() - started) * 1000),
     }

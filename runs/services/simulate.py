@@ -234,7 +234,7 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
 def _responder_of(run: Run) -> Responder:
     """The run's responder as it was snapshotted; ValueError when its spec does not work in
     this worker or its prompt file changed since the run was created."""
-    responder = get_responder(run.responder_spec)
+    responder = get_responder(run.responder_spec, http=run.config.get("responder_http"))
     recorded = run.source.get("prompts") or {}
     for label, digest in getattr(responder, "prompt_hashes", {}).items():
         if recorded.get(label) != digest:

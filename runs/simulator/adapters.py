@@ -23,9 +23,11 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from qalab.domain import ResponderHttp
 from qalab.llm import Engine
 from runs.simulator.canary import CanaryResponder
 from runs.simulator.contract import ResponderReply, ResponderRequest
+from runs.simulator.http_mapping import MappingError, mapped_reply, mapping_from, outgoing
 from runs.simulator.openai_chat import SPEC_FORM, OpenAIChatResponder, is_openai_chat, parse_spec
 from runs.simulator.reference import reference_respond
 
@@ -110,11 +112,13 @@ class HttpResponder:
 
     Connect and read timeouts, a cap on the reply size, and an optional auth header whose value
     is read from the environment variable named by QALAB_RESPONDER_AUTH_ENV at call time (the
-    spec and the run never hold it).
+    spec and the run never hold it). With a `mapping` (org.yaml `responder_http`) it speaks the
+    bot's own JSON shape instead of the contract (`runs.simulator.http_mapping`).
     """
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, mapping: ResponderHttp | None = None) -> None:
         self.spec = spec
+        self.mapping = mapping
         parsed = urlsplit(spec)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise ValueError(f"responder {spec!r}: not an http(s) URL with a host")
@@ -139,6 +143,12 @@ class HttpResponder:
 
         body = request.model_dump_json().encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        method, body_or_none, query = "POST", body, self._parsed.query
+        if self.mapping is not None:
+            sent = outgoing(self.mapping, request)
+            method, body_or_none = sent.method, sent.body
+            headers.update(sent.headers)
+            query = "&".join(part for part in (query, sent.query) if part)
         if settings.QALAB_RESPONDER_AUTH_ENV:
             value = os.environ.get(settings.QALAB_RESPONDER_AUTH_ENV, "")
             if not value:
@@ -147,8 +157,8 @@ class HttpResponder:
                 )
             headers[settings.QALAB_RESPONDER_AUTH_HEADER] = value
         path = self._parsed.path or "/"
-        if self._parsed.query:
-            path = f"{path}?{self._parsed.query}"
+        if query:
+            path = f"{path}?{query}"
         limit = settings.QALAB_RESPONDER_MAX_REPLY_BYTES
         total = settings.QALAB_RESPONDER_TOTAL_TIMEOUT
         too_slow = f"{self.spec} took longer than {total} s in total: reply cut off"
@@ -175,7 +185,7 @@ class HttpResponder:
                 opened.append(connection.sock)
                 if expired.is_set():  # the deadline passed while connecting
                     cut_off()
-            connection.request("POST", path, body=body, headers=headers)
+            connection.request(method, path, body=body_or_none, headers=headers)
             response = connection.getresponse()
             raw = response.read(limit + 1)
         except (OSError, http.client.HTTPException) as exc:
@@ -201,6 +211,11 @@ class HttpResponder:
         except ValueError as exc:
             excerpt = raw[:120].decode(errors="replace")
             raise ResponderError(f"{self.spec} did not reply JSON: {excerpt!r}") from exc
+        if self.mapping is not None:
+            try:
+                return mapped_reply(self.mapping, data)
+            except MappingError as exc:
+                raise ResponderError(f"{self.spec}: {exc}") from exc
         if not isinstance(data, dict):
             raise ResponderError(f"{self.spec} replied {type(data).__name__}, not a JSON object")
         try:
@@ -209,13 +224,17 @@ class HttpResponder:
             raise ResponderError(f"{self.spec} replied outside the contract: {exc}") from exc
 
 
-def get_responder(spec: str) -> Responder:
-    """The adapter for `spec`; ValueError with a clear message when the spec is not usable."""
+def get_responder(spec: str, *, http: dict[str, Any] | None = None) -> Responder:
+    """The adapter for `spec`; ValueError with a clear message when the spec is not usable.
+    `http`: the mapping of an http(s) bot of its own JSON shape (a run's `responder_http`)."""
     spec = (spec or "").strip()
+    mapping = mapping_from(http)
+    if mapping is not None and not spec.startswith(("http://", "https://")):
+        raise ValueError(f"responder {spec!r}: a responder_http mapping is for an http(s):// bot")
     if spec == "reference":
         return ReferenceResponder()
     if spec.startswith(("http://", "https://")):
-        return HttpResponder(spec)
+        return HttpResponder(spec, mapping)
     if spec.startswith("canary:"):
         return CanaryResponder(spec)
     if is_openai_chat(spec):
