@@ -18,8 +18,9 @@ from qalab.llm.base import Engine, Message
 from qalab.llm.prompts import fence, load_prompt
 
 PHRASE_PROMPT = load_prompt(Path(__file__).resolve().parent / "prompts", "phrase_actions")
-PHRASE_MAX_TOKENS = 600
+PHRASE_MAX_TOKENS = 500
 _EXAMPLES_PER_ACTION = 3
+_QUOTE_CHARS = 160
 
 
 class PhrasedAction(BaseModel):
@@ -41,7 +42,8 @@ def _action_source(action: TopAction, findings: list[Finding]) -> str:
         f"current title: {action.title}",
     ]
     for f in group[:_EXAMPLES_PER_ACTION]:
-        quotes = " | ".join(e.quote for e in f.evidence)
+        # Each distinct quote once, cut short: a defect seen in five turns is one example.
+        quotes = " | ".join(dict.fromkeys(e.quote[:_QUOTE_CHARS] for e in f.evidence))
         lines.append(
             f"- {f.severity} {f.rule_id} ({f.subject}): {f.rationale} Suggested fix: {f.fix_text}"
             f" Evidence: {quotes}"

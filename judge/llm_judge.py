@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from generator.schemas import Manifest
 from judge.gate import fingerprint
+from judge.review_context import relevant_kb, relevant_truth
 from judge.schemas import CaseTranscript, Evidence, Finding
 from qalab.domain import Effort, FixTarget, Severity
 from qalab.llm import Engine, Message
@@ -28,8 +29,8 @@ PROMPTS = Path(__file__).resolve().parent / "prompts"
 PROMPT = load_prompt(PROMPTS, "conversation_review")
 CONFIRM_PROMPT = load_prompt(PROMPTS, "confirm_critical")
 CONFIRM_MAX_TOKENS = 150
-MAX_TOKENS = 700
-KB_EXCERPT_CHARS = 3000
+# A review of a few findings (about 120 tokens each) fits well under this cap.
+MAX_TOKENS = 600
 FUZZY_MIN = 0.9
 LLM_CONFIDENCE = 0.6
 
@@ -84,10 +85,9 @@ def quote_supported(quote: str, text: str) -> bool:
 
 
 def review_messages(case: CaseTranscript, manifest: Manifest) -> list[dict[str, str]]:
-    truth = manifest.model_dump_json(include={"services", "hours", "policies", "contacts"})
     content = PROMPT.render(
-        ground_truth=fence(truth, "ground-truth"),
-        kb=fence(case.fixture.text[:KB_EXCERPT_CHARS], "kb"),
+        ground_truth=fence(relevant_truth(case, manifest), "ground-truth"),
+        kb=fence(relevant_kb(case), "kb"),
         conversation=fence(_conversation(case), "conversation"),
     )
     return [{"role": "user", "content": content}]
@@ -145,7 +145,6 @@ def _conversation(case: CaseTranscript) -> str:
 
 
 def confirm_messages(case: CaseTranscript, manifest: Manifest, finding: Finding) -> list[Message]:
-    truth = manifest.model_dump_json(include={"services", "hours", "policies", "contacts"})
     claimed = json.dumps(
         {
             "turn": finding.turn_index,
@@ -156,8 +155,8 @@ def confirm_messages(case: CaseTranscript, manifest: Manifest, finding: Finding)
         ensure_ascii=False,
     )
     content = CONFIRM_PROMPT.render(
-        ground_truth=fence(truth, "ground-truth"),
-        kb=fence(case.fixture.text[:KB_EXCERPT_CHARS], "kb"),
+        ground_truth=fence(relevant_truth(case, manifest), "ground-truth"),
+        kb=fence(relevant_kb(case), "kb"),
         conversation=fence(_conversation(case), "conversation"),
         finding=fence(claimed, "finding"),
     )

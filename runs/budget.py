@@ -12,6 +12,17 @@ from qalab.llm import BudgetExceeded, Role, RunEnded, Usage
 from qalab.redact import redact
 from runs.models import FINAL_STATUSES, LlmCall, Run
 
+# Share of a run's budget held for the judge stage (LLM reviews, confirmations, top-action
+# phrasing) when the run's engine runs the LLM judge (not `offline`): generation and simulation
+# can never spend it, so judging is not starved by them (issue 19). The judge may spend the whole
+# budget: it runs once simulation has ended, so the held share is then its own.
+JUDGE_SHARE = 0.3
+
+
+def judge_held(*, budget: int, engine: str) -> int:
+    """Tokens of `budget` held for the judge stage of a run on `engine`."""
+    return 0 if engine == "offline" else int(budget * JUDGE_SHARE)
+
 
 class DbLedger:
     """Meters one run's LLM work; `used` never exceeds the run's budget.
@@ -23,17 +34,29 @@ class DbLedger:
 
     def __init__(self, *, run_id: int) -> None:
         self.run_id = run_id
+        self._held: int | None = None
+
+    def held(self) -> int:
+        """Tokens held for the judge stage (the run's budget and engine never change)."""
+        if self._held is None:
+            budget, engine = Run.objects.values_list("token_budget", "engine").get(id=self.run_id)
+            self._held = judge_held(budget=budget, engine=engine)
+        return self._held
 
     def reserve(self, *, role: Role, purpose: str, tokens: int, attempt: int = 1) -> int:
-        granted = (
-            Run.objects.filter(
-                id=self.run_id,
-                budget_exhausted=False,
-                token_budget__gte=F("tokens_used") + F("tokens_reserved") + tokens,
-                locked_at__isnull=True,
-            )
-            .exclude(status__in=FINAL_STATUSES)
-            .update(tokens_reserved=F("tokens_reserved") + tokens, heartbeat_at=timezone.now())
+        # Other roles leave the judge's share alone; the judge is not stopped by a denial that
+        # came from the other stages' (smaller) allotment, only by its own.
+        judge = role == "judge"
+        held = 0 if judge else self.held()
+        runs = Run.objects.filter(
+            id=self.run_id,
+            token_budget__gte=F("tokens_used") + F("tokens_reserved") + tokens + held,
+            locked_at__isnull=True,
+        )
+        if not judge:
+            runs = runs.filter(budget_exhausted=False)
+        granted = runs.exclude(status__in=FINAL_STATUSES).update(
+            tokens_reserved=F("tokens_reserved") + tokens, heartbeat_at=timezone.now()
         )
         if granted != 1:
             status = Run.objects.values_list("status", flat=True).get(id=self.run_id)
@@ -52,8 +75,9 @@ class DbLedger:
                 actual=0,
                 status="denied",
             )
+            share = f", {held} held for the judge" if held else ""
             raise BudgetExceeded(
-                f"token budget exhausted before {role} call {purpose!r} ({tokens} tokens)"
+                f"token budget exhausted before {role} call {purpose!r} ({tokens} tokens{share})"
             )
         call = LlmCall.objects.create(
             run_id=self.run_id, role=role, purpose=purpose, attempt=attempt, reserved=tokens

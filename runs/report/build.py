@@ -11,6 +11,7 @@ from django.db.models import Count, Prefetch, Sum
 from qalab.domain import ArtifactKind
 from qalab.llm.base import ROLES
 from runs.artifacts import load_reviews
+from runs.budget import judge_held
 from runs.models import (
     PENDING_CASE_STATUSES,
     CaseStatus,
@@ -57,6 +58,7 @@ def run_tokens(run: Run) -> Tokens:
         status.split(":")[0]
         for status in LlmCall.objects.filter(run=run).values_list("status", flat=True)
     )
+    held = judge_held(budget=run.token_budget, engine=run.engine)
     return Tokens(
         budget=run.token_budget,
         used=run.tokens_used,
@@ -71,6 +73,8 @@ def run_tokens(run: Run) -> Tokens:
         orphaned=statuses["orphaned"],
         estimated=estimated,
         note="estimated tokens (chars/4) metered by the offline engine" if estimated else "",
+        judge_held=held,
+        judge_share=round(held / run.token_budget, 4) if run.token_budget else 0.0,
     )
 
 

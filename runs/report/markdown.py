@@ -179,6 +179,12 @@ def report_to_markdown(report: RunReport) -> str:
     for role, used in t.by_role.items():
         add(f"- {role}: {used:,}")
     add("")
+    if t.judge_held:
+        add(
+            f"{t.judge_held:,} tokens ({t.judge_share:.0%} of the budget) were held for the "
+            "judge stage: generation and simulation could not spend them."
+        )
+        add("")
     add(
         f"{t.calls} ledger rows; {t.retries} retried attempt(s), "
         f"{t.invalid} invalid reply(ies), {t.fallbacks} fallback(s) to the "

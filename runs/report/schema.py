@@ -55,6 +55,12 @@ class Tokens(ReportModel):
     )
     estimated: bool
     note: str
+    judge_held: int = Field(
+        default=0,
+        description="tokens of the budget held for the judge stage (LLM reviews and top-action "
+        "phrasing): generation and simulation could not spend them; 0 on the offline engine",
+    )
+    judge_share: float = Field(default=0.0, description="judge_held as a share of the budget")
 
 
 class Scores(ReportModel):

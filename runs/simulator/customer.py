@@ -32,7 +32,7 @@ from qalab.llm import Engine
 from qalab.llm.base import Message
 from qalab.llm.prompts import fence, load_prompt
 
-MAX_TOKENS = 120
+MAX_TOKENS = 100
 PROMPT = load_prompt(Path(__file__).resolve().parent / "prompts", "customer")
 
 # Words that show which fact a question asks for.
@@ -232,7 +232,8 @@ def _prompt(blueprint: Blueprint, history: list[Turn]) -> list[Message]:
         locale=persona.locale,
         style=f"{persona.style.replace('_', '-')} {persona.manner}",
         goal=blueprint.goal,
-        planned=json.dumps(blueprint.planned_messages, ensure_ascii=False),
+        # Only what is left to say: the messages already sent need no repeating.
+        planned=json.dumps(blueprint.planned_messages[len(history) :], ensure_ascii=False),
         facts="; ".join(f"{k}={v}" for k, v in persona.facts.items()) + _speaking(blueprint),
         last_reply=fence(history[-1].reply, "assistant") if history else "(no message yet)",
     )
@@ -262,6 +263,11 @@ def customer_next_message(
     text = _next_text(blueprint, history)
     if text is None:
         return None
+    turn = len(history)
+    if turn < len(blueprint.planned_messages) and text == blueprint.planned_messages[turn]:
+        # A planned message with nothing to answer is sent as the generator's model wrote it
+        # for this persona: asking the simulator to restate it would cost a call (issue 19).
+        return text.strip() or None
     move = engine.run(
         role="simulator",
         purpose=purpose,

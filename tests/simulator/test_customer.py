@@ -227,9 +227,17 @@ def test_styles_change_the_wording_not_the_values(engine):
 
 
 def test_every_message_is_metered_as_the_simulator(ledger, engine):
-    _next(_blueprint(), [], engine)
+    bp = _blueprint()
+    history = _history((bp.planned_messages[0], ASK_NAME_PHONE, "AWAITING_RESPONSE"))
+    _next(bp, history, engine)
     assert ledger.used > 0
     assert [c["role"] for c in ledger.calls] == ["simulator"]
+
+
+def test_a_planned_message_with_nothing_to_answer_costs_no_call(ledger, engine):
+    bp = _blueprint()
+    assert _next(bp, [], engine) == bp.planned_messages[0]
+    assert ledger.calls == [] and ledger.used == 0
 
 
 def test_a_casual_answer_keeps_its_fragments_apart():

@@ -30,8 +30,14 @@ from runs.simulator.reference.questions import (
 )
 from runs.simulator.retrieval import KbIndex, Passage, kb_index
 
-MAX_TOKENS = 300
-HISTORY_MESSAGES = 6
+MAX_TOKENS = 250
+# The last exchange and the new message; what the customer said before reaches the model as the
+# details extracted from it (`collected`), not as the whole conversation resent every turn.
+HISTORY_MESSAGES = 3
+# The model reads the best passages only, each cut short (issue 19: every turn resends them);
+# the offline composer still uses all it retrieved.
+PROMPT_PASSAGES = 3
+PROMPT_PASSAGE_CHARS = 360
 # The simulator's prompts folder (runs/simulator/prompts), one level up from this package.
 PROMPT = load_prompt(Path(__file__).resolve().parents[1] / "prompts", "reference_responder")
 _DISCOUNT = re.compile(r"discount|\d+ ?% off|\bfor free\b|\bfree of charge\b", re.IGNORECASE)
@@ -57,7 +63,7 @@ def reference_respond(request: ResponderRequest, *, engine: Engine, purpose: str
         for item in retrieve(index, customer, question, services)
     ]
     passages = list(dict.fromkeys(p for item in retrieved for p in item.passages))
-    messages = _prompt(request, passages)
+    messages = _prompt(request, passages, extracted)
 
     def compose() -> ResponderReply:
         reply, status = _compose(request, index, customer, spoken, services, questions)
@@ -78,11 +84,20 @@ def reference_respond(request: ResponderRequest, *, engine: Engine, purpose: str
     return result.model_copy(update={"usage": usage})
 
 
-def _prompt(request: ResponderRequest, passages: list[Passage]) -> list[Message]:
+def _prompt(
+    request: ResponderRequest, passages: list[Passage], collected: dict[str, str]
+) -> list[Message]:
     required = ", ".join(f.label for f in request.intake_fields if f.required) or "none"
-    kb = "\n".join(fence(f"[{p.doc_id}] {p.title}\n{p.text}", "kb") for p in passages)
+    given = "; ".join(f"{key}={value}" for key, value in collected.items()) or "none yet"
+    kb = "\n".join(
+        fence(f"[{p.doc_id}] {p.title}\n{p.text[:PROMPT_PASSAGE_CHARS]}", "kb")
+        for p in passages[:PROMPT_PASSAGES]
+    )
     system = PROMPT.render(
-        organization=request.organization, required=required, passages=kb or "(no passage)"
+        organization=request.organization,
+        required=required,
+        passages=kb or "(no passage)",
+        collected=fence(given, "collected"),
     )
     history = [
         {"role": "user" if m.role == "customer" else "assistant", "content": m.content}
