@@ -47,6 +47,9 @@ from qalab.llm.structured import (
 
 logger = logging.getLogger("qalab.llm.openai")
 
+# A reply cut at its max_tokens is asked again once with twice the limit, up to this.
+LENGTH_RETRY_MAX_TOKENS = 8192
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 # Conservative prompt estimate: one token per 3 characters plus framing per message, so the
@@ -143,7 +146,11 @@ class OpenAIEngine:
         reply: Reply | None = None
         errors = ""
         for turn in range(2):  # the first reply, then at most one repair turn
-            if reply is not None:
+            if reply is not None and reply.finish_reason == "length":
+                # Cut off at the limit: the same request once more with room to finish (a
+                # repair turn would resend the cut reply and leave even less room).
+                max_tokens = min(max_tokens * 2, max(max_tokens, LENGTH_RETRY_MAX_TOKENS))
+            elif reply is not None:
                 request_messages = [
                     *request_messages,
                     {"role": "assistant", "content": reply.content},

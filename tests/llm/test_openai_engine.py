@@ -301,15 +301,17 @@ def test_check_failure_triggers_the_repair() -> None:
     assert statuses(engine.ledger) == ["ok", "ok"]
 
 
-def test_finish_reason_length_triggers_the_repair() -> None:
+def test_a_reply_cut_at_max_tokens_is_asked_again_with_twice_the_room() -> None:
     with FakeOpenAI(fault_script=["length", "ok"]) as server:
         engine, _ = make_engine(server)
-        result = run(engine)
-        repair = server.requests[1]["messages"][-1]["content"]
+        result = run(engine, max_tokens=200)
+        first, second = server.requests
     assert isinstance(result, Note)
     assert statuses(engine.ledger) == ["length", "ok"]
-    assert invalid_count(engine.ledger) == 1
-    assert "cut off" in repair
+    assert invalid_count(engine.ledger) == 1  # the cut reply is counted, not a fallback
+    # The same request, not a repair turn quoting the cut reply; the limit doubled.
+    assert second["messages"] == first["messages"]
+    assert (first["max_tokens"], second["max_tokens"]) == (200, 400)
 
 
 def test_prose_around_the_json_is_extracted_without_a_repair() -> None:
