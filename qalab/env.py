@@ -42,6 +42,20 @@ def envint(name: str, default: int, *, minimum: int | None = None) -> int:
     return value
 
 
+def envshare(name: str, default: float) -> float:
+    """A fraction between 0 and 1."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+    if not 0 <= value <= 1:
+        raise ImproperlyConfigured(f"{name}={value} must be between 0 and 1")
+    return value
+
+
 def envlist(name: str) -> tuple[str, ...]:
     """A comma-separated list (empty items dropped)."""
     return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qalab.env import envbool, envchoice, envdb, envint, envlist, envstr
+from qalab.env import envbool, envchoice, envdb, envint, envlist, envshare, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("QALAB_VAR_DIR") or BASE_DIR / "var")
@@ -160,6 +160,9 @@ QALAB_LLM_API_KEY = envstr("QALAB_LLM_API_KEY") or envstr("OPENAI_API_KEY")
 QALAB_LLM_JSON_MODE = envchoice(
     "QALAB_LLM_JSON_MODE", "json_schema", ("json_schema", "json_object", "text", "auto")
 )
+# Above this share of LLM tasks done by the offline implementation instead of the model (replies
+# that never validated), a run ends `error` rather than carry a verdict the model did not earn.
+QALAB_LLM_MAX_FALLBACK_SHARE = envshare("QALAB_LLM_MAX_FALLBACK_SHARE", 0.2)
 # How system messages reach the server: as they are, as user messages, or merged into the first
 # user message (for chat templates that drop or refuse the system role).
 QALAB_LLM_SYSTEM_ROLE = envchoice("QALAB_LLM_SYSTEM_ROLE", "system", ("system", "user", "merge"))

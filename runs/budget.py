@@ -164,3 +164,26 @@ def settle_orphaned_reservations(*, older_than: datetime) -> int:
             )
             settled += 1
     return settled
+
+
+# Ledger statuses of a task the model did (a reply that was used, or replayed).
+_MODEL_DONE = ("ok", "length", "replayed")
+
+
+def fallback_tally(run_id: int) -> tuple[dict[str, int], int]:
+    """LLM tasks of a run that fell back to the offline implementation, by role, and the
+    number of LLM tasks in all (a task is one purpose: a fixture, a turn, a review). A task
+    counts as fallen back when any of its rows is a fallback, however many attempts it took."""
+    done: dict[str, set[str]] = {}
+    fell: dict[str, set[str]] = {}
+    for role, purpose, status in LlmCall.objects.filter(run_id=run_id).values_list(
+        "role", "purpose", "status"
+    ):
+        kind = status.split(":")[0]
+        if kind == "fallback":
+            fell.setdefault(role, set()).add(purpose)
+        elif kind in _MODEL_DONE:
+            done.setdefault(role, set()).add(purpose)
+    by_role = {role: len(purposes) for role, purposes in sorted(fell.items())}
+    tasks = sum(len(done.get(r, set()) | fell.get(r, set())) for r in set(done) | set(fell))
+    return by_role, tasks

@@ -11,7 +11,7 @@ from django.db.models import Count, Prefetch, Sum
 from qalab.domain import ArtifactKind
 from qalab.llm.base import ROLES
 from runs.artifacts import load_reviews
-from runs.budget import judge_held
+from runs.budget import fallback_tally, judge_held
 from runs.models import (
     PENDING_CASE_STATUSES,
     CaseStatus,
@@ -59,6 +59,7 @@ def run_tokens(run: Run) -> Tokens:
         for status in LlmCall.objects.filter(run=run).values_list("status", flat=True)
     )
     held = judge_held(budget=run.token_budget, engine=run.engine)
+    fell, tasks = fallback_tally(run.id)
     return Tokens(
         budget=run.token_budget,
         used=run.tokens_used,
@@ -68,6 +69,12 @@ def run_tokens(run: Run) -> Tokens:
         retries=statuses["retry"],
         invalid=statuses["invalid"],
         fallbacks=statuses["fallback"],
+        fallbacks_by_role=fell,
+        fallback_share=None
+        if run.engine == "offline"
+        else round(sum(fell.values()) / tasks, 4)
+        if tasks
+        else 0.0,
         replayed=statuses["replayed"],
         denied=statuses["denied"],
         orphaned=statuses["orphaned"],

@@ -27,6 +27,20 @@ def _md_escape(text: str) -> str:
     )
 
 
+def fallback_summary(report: RunReport) -> str:
+    """LLM tasks the offline implementation did instead of the model, by role ("" for none)."""
+    t = report.tokens
+    if not t.fallbacks_by_role:
+        return ""
+    count = sum(t.fallbacks_by_role.values())
+    roles = ", ".join(f"{role} {n}" for role, n in t.fallbacks_by_role.items())
+    share = f"; {t.fallback_share:.0%} of the LLM tasks" if t.fallback_share is not None else ""
+    return (
+        f"{count} LLM task(s) done by the offline implementation instead of the model "
+        f"({roles}{share})"
+    )
+
+
 def _interruptions(report: RunReport) -> list[str]:
     """Work a lost worker left behind, said where a reader of the summary sees it."""
     lines = [
@@ -101,6 +115,9 @@ def report_to_markdown(report: RunReport) -> str:
         + (f" · interrupted {s.interrupted}" if s.interrupted else "")
     )
     lines += _interruptions(report)
+    if fallback := fallback_summary(report):
+        add("")
+        add(f"> Fallbacks: {fallback}.")
     f = s.findings
     add("")
     add(f"## Findings ({f.critical} critical, {f.major} major, {f.minor} minor)")

@@ -47,6 +47,12 @@ class Tokens(ReportModel):
     retries: int = Field(description="attempts the endpoint refused or dropped, tried again")
     invalid: int = Field(description="calls whose reply did not validate (one repair turn each)")
     fallbacks: int = Field(description="calls that fell back to the offline implementation")
+    fallbacks_by_role: dict[str, int] = Field(
+        description="LLM tasks done by the offline implementation instead of the model, by role"
+    )
+    fallback_share: float | None = Field(
+        description="fallen-back tasks / all LLM tasks (None with the offline engine)"
+    )
     replayed: int
     denied: int
     orphaned: int = Field(

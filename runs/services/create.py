@@ -104,6 +104,7 @@ def run_create(
     }
     if engine != "offline":
         config["json_mode"] = settings.QALAB_LLM_JSON_MODE
+        config["max_fallback_share"] = settings.QALAB_LLM_MAX_FALLBACK_SHARE
     if http:  # snapshotted: a later edit of the org's mapping changes no run made before it
         config["responder_http"] = http
     source = {

@@ -10,6 +10,7 @@ from judge.schemas import (
     Finding,
 )
 from qalab.domain import SEVERITIES
+from runs.budget import fallback_tally
 from runs.models import (
     CaseStatus,
     FindingTriage,
@@ -34,6 +35,12 @@ def run_report(*, run_id: int) -> None:
         run = Run.objects.select_for_update().get(id=run_id)
         if run.status != RunStatus.REPORTING or run.locked_at:
             return
+        if reason := _fallback_refusal(run):
+            # The model did not do this run's work: no verdict it did not earn.
+            run.status, run.error = RunStatus.ERROR, reason
+            run.finished_at = run.locked_at = timezone.now()
+            run.save(update_fields=["status", "error", "finished_at", "locked_at"])
+            return
         # At the latest now: findings stored before carrying existed, or added since judging.
         triage_carry(run=run)
         findings = [f for f in run.findings.all()]
@@ -56,6 +63,25 @@ def run_report(*, run_id: int) -> None:
         run.finished_at = timezone.now()
         run.locked_at = run.finished_at
         run.save()
+
+
+def _fallback_refusal(run: Run) -> str:
+    """Why the run may not have a verdict because too many of its LLM tasks fell back to the
+    offline implementation (`config.max_fallback_share`, QALAB_LLM_MAX_FALLBACK_SHARE); ""."""
+    limit = run.config.get("max_fallback_share")
+    if run.engine == "offline" or limit is None:
+        return ""
+    fell, tasks = fallback_tally(run.id)
+    count = sum(fell.values())
+    if not tasks or count / tasks <= limit:
+        return ""
+    roles = ", ".join(f"{role} {n}" for role, n in fell.items())
+    return (
+        f"{count} of {tasks} LLM tasks ({count / tasks:.0%}) fell back to the offline "
+        f"implementation ({roles}), above QALAB_LLM_MAX_FALLBACK_SHARE={limit:g}: the model did "
+        "not do this run's work, so it has no verdict. The ledger's invalid replies say why "
+        "(a model too small for the task, replies cut at max_tokens, QALAB_LLM_JSON_MODE)."
+    )
 
 
 def finding_model(row: RunFinding) -> Finding:
