@@ -53,6 +53,8 @@ def run_tokens(run: Run) -> Tokens:
     for row in rows:
         by_role[row["role"]] = row["total"] or 0
         calls += row["n"]
+    # A request reserves tokens first; rows that note an invalid reply or a fallback do not.
+    requests = LlmCall.objects.filter(run=run, reserved__gt=0).count()
     estimated = LlmCall.objects.filter(run=run, estimated=True, actual__gt=0).exists()
     statuses = Counter(
         status.split(":")[0]
@@ -66,6 +68,7 @@ def run_tokens(run: Run) -> Tokens:
         reserved=run.tokens_reserved,
         by_role=by_role,
         calls=calls,
+        requests=requests,
         retries=statuses["retry"],
         invalid=statuses["invalid"],
         fallbacks=statuses["fallback"],

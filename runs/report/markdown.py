@@ -203,7 +203,8 @@ def report_to_markdown(report: RunReport) -> str:
         )
         add("")
     add(
-        f"{t.calls} ledger rows; {t.retries} retried attempt(s), "
+        f"{t.requests} request(s) to the LLM endpoint ({t.calls} ledger rows); "
+        f"{t.retries} retried attempt(s), "
         f"{t.invalid} invalid reply(ies), {t.fallbacks} fallback(s) to the "
         f"offline implementation, {t.replayed} replayed"
         + (f", {t.orphaned} orphaned reservation(s) charged in full" if t.orphaned else "")

@@ -43,7 +43,8 @@ class Tokens(ReportModel):
     used: int
     reserved: int
     by_role: dict[str, int]
-    calls: int = Field(description="ledger rows")
+    calls: int = Field(description="ledger rows (requests, plus rows noting a reply's fate)")
+    requests: int = Field(description="requests sent to the LLM endpoint (retries included)")
     retries: int = Field(description="attempts the endpoint refused or dropped, tried again")
     invalid: int = Field(description="calls whose reply did not validate (one repair turn each)")
     fallbacks: int = Field(description="calls that fell back to the offline implementation")

@@ -19,7 +19,7 @@ from tests.runs.test_openai_pipeline import notes_brain, openai_settings
 pytestmark = pytest.mark.django_db
 
 
-def _run(limit: float) -> tuple[int, Run, str]:
+def _run(limit: float) -> tuple[int, Run, str, int]:
     """A Quick run whose schema-filled manifest and blueprints fail their task checks: the
     generator falls back to the offline writers for those two tasks."""
     out = StringIO()
@@ -35,15 +35,17 @@ def _run(limit: float) -> tuple[int, Run, str]:
             )  # fmt: skip
         except CommandError as exc:
             code = exc.returncode
-    return code, Run.objects.latest("id"), out.getvalue()
+    return code, Run.objects.latest("id"), out.getvalue(), len(server.requests)
 
 
 def test_fallbacks_are_counted_per_role_and_stated_everywhere(demo_org, admin_client):
-    code, run, printed = _run(limit=0.9)
+    code, run, printed, requests = _run(limit=0.9)
     assert code in (0, 1) and run.status == RunStatus.DONE, run.error
     report = report_build(run=run)
     tokens = report.to_json()["tokens"]
     assert tokens["fallbacks_by_role"] == {"generator": 2}
+    # `requests` counts what the server received; `calls` is the ledger's rows, more of them.
+    assert tokens["requests"] == requests < tokens["calls"]
     share = tokens["fallback_share"]
     assert 0 < share < 0.9 and run.config["max_fallback_share"] == 0.9
     said = "2 LLM task(s) done by the offline implementation instead of the model (generator 2"
@@ -54,7 +56,7 @@ def test_fallbacks_are_counted_per_role_and_stated_everywhere(demo_org, admin_cl
 
 
 def test_a_run_the_model_mostly_did_not_do_gets_no_verdict(demo_org):
-    code, run, printed = _run(limit=0.05)
+    code, run, printed, _ = _run(limit=0.05)
     assert "FAIL" not in printed and "PASS" not in printed
     assert code == 4
     assert run.status == RunStatus.ERROR and run.verdict == "" and run.locked_at is not None
