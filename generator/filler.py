@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from generator.prompts import price
+from generator.prompts import duration, price
 from generator.schemas import FixtureDocument
 from generator.sheets import policy_question
 from qalab.domain import OrgContext, ServiceSpec
@@ -56,8 +56,12 @@ def faq(org: OrgContext, rng: random.Random) -> tuple[str, list[str]]:
             )
         )
         how_long = _pick(rng, f"How long does {s.name} take?", f"How long is {s.name}?")
-        takes = _pick(
-            rng, f"{s.name} takes about {s.duration} minutes.", f"Plan {s.duration} min for it."
+        takes = (
+            _pick(rng, f"{s.name}: {s.duration_text}.", f"Time needed: {s.duration_text}.")
+            if s.duration_text
+            else _pick(
+                rng, f"{s.name} takes about {s.duration} minutes.", f"Plan {s.duration} min for it."
+            )
         )
         pairs.append((how_long, takes))
         if s.description:
@@ -101,7 +105,7 @@ def service_tables(org: OrgContext, rng: random.Random) -> tuple[str, list[str]]
     lines = ["| Service | Price |", "|---|---|"]
     lines += [f"| {s.name} | {price(org, s)} |" for s in services]
     lines += ["", "| Service | Time needed |", "|---|---|"]
-    lines += [f"| {s.name} | {s.duration} min |" for s in services]
+    lines += [f"| {s.name} | {duration(s)} |" for s in services]
     described = [s for s in services if s.description]
     if described:
         lines += ["", "| Service | What it is |", "|---|---|"]

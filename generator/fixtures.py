@@ -73,7 +73,10 @@ def write_notes(
         out += [f"## {s.name}", ""]
         if s.description:
             out.append(s.description)
-        out += [f"{opener} {s.duration} minutes. The price is {prompts.price(org, s)}.", ""]
+        if s.duration_text:  # the org's words, which may be no span ("2 visits", "varies")
+            out += [f"The price is {prompts.price(org, s)}. Duration: {s.duration_text}.", ""]
+        else:
+            out += [f"{opener} {s.duration} minutes. The price is {prompts.price(org, s)}.", ""]
     lead, second = services[0], services[-1]
     greeting = rng.choice(["Hi all,", "Hello team,", "Morning everyone,"])
     out += [
@@ -86,7 +89,11 @@ def write_notes(
         greeting,
         "",
         f"customers keep asking about {lead.name}. It is {prompts.price(org, lead)} "
-        f"and takes {lead.duration} min.",
+        + (
+            f"(time needed: {lead.duration_text})."
+            if lead.duration_text
+            else f"and takes {lead.duration} min."
+        ),
     ]
     if policies:
         out.append(f"Please also remind people: {policies[0].text}")
@@ -158,8 +165,11 @@ def notes_max_tokens(services: list[ServiceSpec], policies: list[PolicySpec]) ->
 
 
 def protected_words(org: OrgContext) -> frozenset[str]:
-    """Words noise must not misspell: service names, the org name, address, currency."""
-    text = " ".join([org.name, org.contact.address, org.currency, *(s.name for s in org.services)])
+    """Words noise must not misspell: service names, the org name, address, currency, and the
+    org's own words for prices and durations ('from', 'gratis', 'about an hour')."""
+    words = [org.name, org.contact.address, org.currency, *(s.name for s in org.services)]
+    words += [t for s in org.services for t in (s.price_text, s.duration_text)]
+    text = " ".join(words)
     return frozenset(w.casefold() for w in re.findall(r"[A-Za-z]+", text))
 
 

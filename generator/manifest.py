@@ -18,7 +18,7 @@ from generator.schemas import (
     ManifestPolicyFact,
     ManifestService,
 )
-from qalab.domain import OrgContext
+from qalab.domain import OrgContext, ServiceSpec
 from qalab.llm import Engine
 
 # Percentages are high enough to be unmistakable as invented when a reply quotes them.
@@ -38,7 +38,7 @@ def _disallowed(org: OrgContext) -> list[DisallowedClaim]:
         )
     )
     cheapest = by_price[-1]
-    if cheapest != top:
+    if cheapest != top and org.services[cheapest].price > 0:
         claims.append(
             DisallowedClaim(
                 id="free-cheapest-service",
@@ -115,6 +115,7 @@ def build_manifest(org: OrgContext) -> Manifest:
                 price=s.price,
                 duration_minutes=s.duration,
                 source=f"org.yaml:services[{i}]",
+                **_copied(s),
             )
             for i, s in enumerate(org.services)
         ],
@@ -146,6 +147,21 @@ def build_manifest(org: OrgContext) -> Manifest:
     )
 
 
+def _copied(service: ServiceSpec) -> dict[str, Any]:
+    """What a service's manifest entry copies from the org context by code, never written by
+    a model: the kind and top of its price and duration, and the org's own words for them."""
+    return {
+        "price_kind": service.price_kind,
+        "price_max": service.price_max,
+        "price_text": service.price_text,
+        "duration_max_minutes": service.duration_max,
+        "duration_text": service.duration_text,
+    }
+
+
+_COPIED = ("price_kind", "price_max", "price_text", "duration_max_minutes", "duration_text")
+
+
 def _instructions(org: OrgContext) -> list[ManifestInstruction]:
     return [
         ManifestInstruction(name=s.name, text=s.instructions, source=f"org.yaml:skills[{i}]")
@@ -161,13 +177,16 @@ def manifest_messages(org: OrgContext) -> list[dict[str, str]]:
 def manifest_max_tokens(org: OrgContext) -> int:
     """Output cap sized from the context (a manifest restates it in JSON, plus ~8 claims)."""
     policy_chars = sum(len(p.text) for p in org.policies)
+    # A service with the org's own words for its price or duration restates them, and its kind.
+    worded = [s for s in org.services if s.price_text or s.duration_text]
+    worded_chars = sum(len(s.price_text) + len(s.duration_text) + 120 for s in worded)
     return (
         150
         + 30 * len(org.services)
         + 30 * len(org.intake_fields)
         + 25 * len(org.hours)
         + 30 * len(org.policies)
-        + policy_chars // 4
+        + (policy_chars + worded_chars) // 4
         + 150
     )
 
@@ -187,6 +206,10 @@ def generate_manifest(org: OrgContext, engine: Engine) -> Manifest:
         check=lambda m: check_manifest(org, m),
     )
     written = draft.model_dump()
+    written["services"] = [
+        {**entry, **_copied(service)}
+        for entry, service in zip(written["services"], org.services, strict=True)
+    ]
     return Manifest.model_validate({**written, "instructions": _instructions(org)})
 
 
@@ -194,7 +217,10 @@ def check_manifest(org: OrgContext, manifest: ManifestDraft) -> None:
     """A written manifest must restate the org context exactly (it is the ground truth) and
     point every disallowed claim at a real entry; raises ValueError saying what differs."""
     truth = build_manifest(org)
-    for part in ("services", "intake_fields", "policies", "hours", "contacts"):
+    written = [s.model_dump(exclude=set(_COPIED)) for s in manifest.services]
+    if written != [s.model_dump(exclude=set(_COPIED)) for s in truth.services]:
+        raise ValueError("manifest services differ from the organization context")
+    for part in ("intake_fields", "policies", "hours", "contacts"):
         if getattr(manifest, part) != getattr(truth, part):
             raise ValueError(f"manifest {part} differ from the organization context")
     if not manifest.disallowed_claims:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from generator.facts import money_text
+from generator.facts import FREE_RE, money_mentions, money_text
 from qalab.domain import OrgContext, PolicySpec, ServiceSpec
 from qalab.llm import Message
 from qalab.llm.prompts import PromptFile, load_prompt
@@ -17,13 +18,29 @@ def prompt(name: str) -> PromptFile:
     return load_prompt(PROMPTS_DIR, name)
 
 
+_WHOLE_DASH = re.compile(r"(?<=\d)[.,][-\u2013\u2014]{1,2}(?!\d)")
+
+
 def price(org: OrgContext, service: ServiceSpec) -> str:
-    """The canonical written price of a service, e.g. '80 EUR'."""
-    return f"{money_text(service.price)} {org.currency}"
+    """The written price of a service: the org's own words ('from €80', '£52', 'free'), with
+    the currency code added when they name none ('from 80' -> 'from 80 EUR'), so every reader
+    finds the amount as money; '80 EUR' for a price given as a number."""
+    text = service.price_text
+    if not text:
+        return f"{money_text(service.price)} {org.currency}"
+    if money_mentions(text) or FREE_RE.search(text):
+        return text
+    return f"{_WHOLE_DASH.sub('', text)} {org.currency}"
+
+
+def duration(service: ServiceSpec, unit: str = "min") -> str:
+    """How long a service takes as written: the org's own words ('1h 30', '2 visits'), else
+    the minutes ('45 min')."""
+    return service.duration_text or f"{service.duration} {unit}"
 
 
 def service_line(org: OrgContext, service: ServiceSpec, *, description: bool) -> str:
-    line = f"- {service.name} | {price(org, service)} | {service.duration} min"
+    line = f"- {service.name} | {price(org, service)} | {duration(service)}"
     return f"{line} | {service.description}" if description and service.description else line
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from qalab.domain import FieldKind, Strict
+from qalab.values import PriceKind
 
 NoiseLevel = Literal["clean", "semi_noisy", "messy"]
 FinalStatus = Literal["AWAITING_RESPONSE", "COMPLETE"]
@@ -65,10 +66,38 @@ class Fixture(Strict):
 
 
 class ManifestService(Strict):
+    """A service's canonical facts. `price` is the price, or the lowest of a range or a "from"
+    price (`price_kind`); `duration_minutes` is None when the org describes the duration in
+    words that are no span of time ("2 visits"). The texts are the org's own words."""
+
     name: str
     price: Decimal
-    duration_minutes: int
+    duration_minutes: int | None
     source: str
+    price_kind: PriceKind = "exact"
+    price_max: Decimal | None = None
+    price_text: str = ""
+    duration_max_minutes: int | None = None
+    duration_text: str = ""
+
+    @model_serializer(mode="wrap")
+    def _lean(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # The later fields are written only when set: an org of plain numbers keeps the
+        # manifest (and its hash) it always had.
+        data = handler(self)
+        for key, default in _LATER_DEFAULTS.items():
+            if key in data and data[key] == default:
+                del data[key]
+        return data
+
+
+_LATER_DEFAULTS: dict[str, Any] = {
+    "price_kind": "exact",
+    "price_max": None,
+    "price_text": "",
+    "duration_max_minutes": None,
+    "duration_text": "",
+}
 
 
 class ManifestIntakeField(Strict):

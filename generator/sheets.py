@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 
 from generator.domain import WEEKDAYS, hours_by_weekday
-from generator.prompts import price
+from generator.prompts import duration, price
 from generator.schemas import FixtureDocument
 from qalab.domain import OrgContext
 
@@ -26,12 +26,17 @@ def price_sheet(org: OrgContext, shape: str) -> FixtureDocument:
     lines = [f"All prices in {org.currency}.", ""]
     if shape == "table":
         lines += ["| Service | Price | Duration |", "|---|---|---|"]
-        lines += [f"| {s.name} | {price(org, s)} | {s.duration} min |" for s in org.services]
+        lines += [f"| {s.name} | {price(org, s)} | {duration(s)} |" for s in org.services]
     elif shape == "bullets":
-        lines += [f"- {s.name}: {price(org, s)} ({s.duration} min)" for s in org.services]
+        lines += [f"- {s.name}: {price(org, s)} ({duration(s)})" for s in org.services]
     else:
         for n, s in enumerate(org.services):
-            lines.append(f"{s.name} costs {price(org, s)} and takes about {s.duration} minutes.")
+            takes = (
+                f"(time needed: {s.duration_text})"
+                if s.duration_text
+                else f"and takes about {s.duration} minutes"
+            )
+            lines.append(f"{s.name} costs {price(org, s)} {takes}.")
             if n % 3 == 2:
                 lines.append("")
     return _doc(f"sheet-prices-{shape}", "Price list", lines)
@@ -111,7 +116,7 @@ def catalogue_sheet(org: OrgContext, shape: str) -> FixtureDocument:
         lines += [f"## {s.name}", ""]
         if s.description:
             lines.append(s.description)
-        lines += [f"Duration: {s.duration} min. Price: {price(org, s)}.", ""]
+        lines += [f"Duration: {duration(s)}. Price: {price(org, s)}.", ""]
     return _doc("sheet-catalogue", f"Services at {org.name}", lines)
 
 

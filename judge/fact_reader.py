@@ -19,7 +19,14 @@ from generator.facts.duration import (
     duration_minutes,
     unit_minutes,
 )
-from generator.facts.money import CURRENCY_SYMBOL, MONEY, money_of, money_text, parse_amount
+from generator.facts.money import (
+    CURRENCY_SYMBOL,
+    MONEY,
+    money_of,
+    money_text,
+    parse_amount,
+    range_partners,
+)
 from generator.facts.phone import PHONE_RE, phone_digits
 from judge.spoken import (
     SPOKEN_CURRENCY,
@@ -117,6 +124,12 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
         if money is not None:
             amount, currency = money
             facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
+            # The other end of a range written with one currency: "80" in "80-120 €".
+            for end in range_partners("".join(chars), m):
+                facts.append(
+                    Fact("money", f"{money_text(end.amount)} {currency}", end.start, end.end)
+                )
+                mask(chars, end.start, end.end)
     if lenient:
         # Not masked: in a KB "8.30" may be a price or a time, so it supports both readings.
         for m in _BARE_DECIMAL.finditer("".join(chars)):

@@ -18,6 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from qalab.json_mapping import PathSyntaxError, as_text, json_problem, parse_path, template_problem
 from qalab.redact import redact
+from qalab.values import PriceKind
+from qalab.values.org_fields import (
+    check_price_currencies,
+    check_service,
+    service_fields,
+    with_currency,
+)
 
 # --------------------------------------------------------------------------- findings
 
@@ -59,6 +66,17 @@ PRICE_MAX_DIGITS, PRICE_DECIMALS = 10, 2
 PRICE_MAX = Decimal("99999999.99")
 DURATION_MAX = 100_000  # minutes (about ten weeks): no service of a booking lasts longer
 _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+# Forms a price and a duration may be written in (docs/org-folder.md lists them).
+PRICE_EXAMPLES = [
+    "80", "52.00", "£52", "52 GBP", "EUR 45", "45,50 €", "€1,234.50", "1.234,50 €", "CHF 120.-",
+    "$9.99", "¥3000", "from €80", "ab 80 €", "à partir de 35 €", "starting at $89", "€80+",
+    "80–120 €", "£40 - £60", "free", "gratis", "0",
+]  # fmt: skip
+DURATION_EXAMPLES = [
+    "45", "45 min", "45 minutes", "90 Minuten", "1h 30", "1h30", "1 hr 30 mins", "1.5 hours",
+    "2 heures", "about an hour", "an hour and a half", "half an hour", "20-30 min", "2 visits",
+    "varies",
+]  # fmt: skip
 
 
 class Strict(BaseModel):
@@ -67,38 +85,112 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ServiceSpec(Strict):
+class OrgSpec(Strict):
+    """A part of an org folder: a field's docstring is its description in docs/org-folder.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class ServiceSpec(OrgSpec):
+    """One service the organization offers. `price` and `duration` take a number or the org's own
+    words; the import reads them (`qalab.values`) into the canonical fields and keeps the words
+    in `price_text` / `duration_text`, so fixtures say them the way the org does."""
+
     name: str = Field(min_length=1, max_length=NAME_MAX)
-    price: Decimal = Field(ge=0, le=PRICE_MAX, decimal_places=PRICE_DECIMALS)
-    duration: int = Field(gt=0, le=DURATION_MAX, description="minutes")
+    """The service's name, as customers know it."""
+    price: Decimal = Field(
+        ge=0,
+        le=PRICE_MAX,
+        decimal_places=PRICE_DECIMALS,
+        json_schema_extra={"examples": PRICE_EXAMPLES, "accepts": "number or text"},
+    )
+    """A number in the organization's currency, or text: an amount with any currency symbol or
+    ISO code before or after it, a "from" price, a range, or "free". Read as the price, the
+    lowest price of a range, or the "from" price."""
+    price_kind: PriceKind = Field(default="exact", json_schema_extra={"derived": True})
+    """Set from `price`: exact, from (a lowest price: "from €80", "€80+") or range."""
+    price_max: Decimal | None = Field(
+        default=None,
+        ge=0,
+        le=PRICE_MAX,
+        decimal_places=PRICE_DECIMALS,
+        json_schema_extra={"derived": True},
+    )
+    """Set from `price`: the top of a range ("80-120 €" -> 120)."""
+    price_text: str = Field(default="", max_length=NAME_MAX, json_schema_extra={"derived": True})
+    """Set from `price` when it is text: the organization's words, as fixtures say them."""
+    duration: int | None = Field(
+        gt=0,
+        le=DURATION_MAX,
+        json_schema_extra={"examples": DURATION_EXAMPLES, "accepts": "minutes or text"},
+    )
+    """Minutes as a number, or text: a span ("45 min", "1h 30", "about an hour"), a range
+    ("20-30 min", read as its shortest), or words that are no span ("2 visits", "varies"), kept
+    as they are, without minutes."""
+    duration_max: int | None = Field(
+        default=None, gt=0, le=DURATION_MAX, json_schema_extra={"derived": True}
+    )
+    """Set from `duration`: the longest of a range, in minutes."""
+    duration_text: str = Field(default="", max_length=NAME_MAX, json_schema_extra={"derived": True})
+    """Set from `duration` when it is text: the organization's words."""
     description: str = ""
+    """What the service is, in a sentence or two."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_values(cls, data: Any) -> Any:
+        return service_fields(data)
+
+    @model_validator(mode="after")
+    def _ranges(self) -> ServiceSpec:
+        check_service(self.price, self.price_kind, self.price_max, self.duration, self.duration_max)
+        return self
 
 
-class IntakeFieldSpec(Strict):
+class IntakeFieldSpec(OrgSpec):
+    """One detail the bot must collect before a booking."""
+
     key: str = Field(pattern=SLUG_PATTERN, max_length=SLUG_MAX)
+    """A stable id, lower case: `phone`, `preferred_date`."""
     label: str = Field(min_length=1, max_length=NAME_MAX)
+    """How the bot asks for it: "Mobile number"."""
     required: bool = True
+    """Whether a booking needs it."""
     kind: FieldKind = "text"
+    """What the value is; the judge checks extracted values by kind."""
     choices: list[str] = Field(default_factory=list)
+    """For `kind: choice`, the allowed answers (optional)."""
 
 
-class PolicySpec(Strict):
+class PolicySpec(OrgSpec):
+    """One rule of the business the bot must state correctly."""
+
     id: str = Field(pattern=SLUG_PATTERN, max_length=SLUG_MAX)
+    """A stable id, lower case: `cancellation`."""
     text: str = Field(min_length=1)
+    """The rule in the organization's words."""
     critical: bool = False
+    """Every value in a critical policy (amounts, times, numbers) must survive in each fixture."""
 
 
-class SkillSpec(Strict):
+class SkillSpec(OrgSpec):
+    """An instruction for the bot; the judge flags a reply that reads it out to a customer."""
+
     name: str = Field(min_length=1, max_length=NAME_MAX)
+    """A short name: `booking`."""
     instructions: str = Field(min_length=1)
+    """What the bot must do."""
 
 
-class HoursSpec(Strict):
+class HoursSpec(OrgSpec):
     """One opening-hours line, e.g. days="Mon-Fri", opens="09:00", closes="18:00"."""
 
     days: str = Field(min_length=1)
+    """The days it covers: "Mon-Fri", "Sat", "Tue-Thu"."""
     opens: str
+    """Opening time, 24-hour HH:MM ("08:30")."""
     closes: str
+    """Closing time, 24-hour HH:MM ("18:00")."""
 
     @field_validator("opens", "closes")
     @classmethod
@@ -108,17 +200,28 @@ class HoursSpec(Strict):
         return value
 
 
-class ContactSpec(Strict):
+class ContactSpec(OrgSpec):
+    """How customers reach the business; each one given must survive in every fixture."""
+
     phone: str = ""
+    """Phone number, in any usual format."""
     email: str = ""
+    """Email address."""
     address: str = ""
+    """Postal address."""
     website: str = ""
+    """Website address."""
 
 
-class KbDocumentSpec(Strict):
+class KbDocumentSpec(OrgSpec):
+    """One knowledge-base document: a `kb/*.md` file, read by the import (never in org.yaml)."""
+
     slug: str = Field(pattern=SLUG_PATTERN, max_length=KB_SLUG_MAX)
+    """The file name without `.md`, lower-cased."""
     title: str = Field(min_length=1, max_length=KB_TITLE_MAX)
+    """The first line when it is a `#` heading, else the file name."""
     text: str = Field(min_length=1)
+    """The whole file (UTF-8, not empty)."""
 
 
 # --------------------------------------------------------------------------- responder mapping
@@ -303,20 +406,33 @@ class ResponderHttp(Strict):
         return self
 
 
-class OrgContext(Strict):
+class OrgContext(OrgSpec):
     """Everything the lab knows about one organization; the single input of the generator."""
 
     slug: str = Field(pattern=SLUG_PATTERN, max_length=SLUG_MAX)
+    """The organization's id in the lab, lower case: `harbour-lane`."""
     name: str = Field(min_length=1, max_length=NAME_MAX)
+    """The business's name."""
     locale: str = Field(default="en_US", max_length=LOCALE_MAX)
+    """Language and country, e.g. `en_GB`, `de_DE`; tells "$" and "kr" prices apart."""
     currency: str = Field(default="EUR", max_length=CURRENCY_MAX)
+    """An ISO code (`EUR`, `GBP`), or a symbol or word naming one (`£`, `euro`). When absent,
+    the currency the prices name ("£52" -> GBP), else EUR. A price in another currency is an
+    error."""
     offering: str = Field(min_length=1)
+    """What the business does, in a few sentences."""
     services: list[ServiceSpec] = Field(min_length=1)
+    """What customers can book, at least one."""
     intake_fields: list[IntakeFieldSpec] = Field(min_length=1)
+    """What the bot must collect for a booking, at least one."""
     policies: list[PolicySpec] = Field(default_factory=list)
+    """The business's rules."""
     skills: list[SkillSpec] = Field(default_factory=list)
+    """Instructions for the bot."""
     hours: list[HoursSpec] = Field(default_factory=list)
+    """Opening hours."""
     contact: ContactSpec = Field(default_factory=ContactSpec)
+    """Contact details."""
     responder: str | None = Field(default=None, max_length=RESPONDER_MAX)
     responder_http: ResponderHttp | None = None
     kb: list[KbDocumentSpec] = Field(default_factory=list)
@@ -332,4 +448,15 @@ class OrgContext(Strict):
                 "responder_http maps the JSON of an http(s):// bot: set responder to its URL "
                 f"(responder is {self.responder!r})"
             )
+        return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _currency(cls, data: Any) -> Any:
+        return with_currency(data)
+
+    @model_validator(mode="after")
+    def _prices_in_currency(self) -> OrgContext:
+        texts = [s.price_text for s in self.services]
+        check_price_currencies(texts, self.currency, self.locale)
         return self

@@ -16,6 +16,7 @@ from qalab.domain import (
     RESPONDER_MAX,
     SLUG_MAX,
 )
+from qalab.values import PRICE_KINDS
 
 
 class Organization(models.Model):
@@ -62,8 +63,33 @@ class Service(models.Model):
     )
     position = models.PositiveIntegerField(default=0)
     name = models.CharField(max_length=NAME_MAX)
-    price = models.DecimalField(max_digits=PRICE_MAX_DIGITS, decimal_places=PRICE_DECIMALS)
-    duration = models.PositiveIntegerField(help_text="minutes")
+    price = models.DecimalField(
+        max_digits=PRICE_MAX_DIGITS,
+        decimal_places=PRICE_DECIMALS,
+        help_text="the price, or the lowest of a range or a 'from' price",
+    )
+    price_kind = models.CharField(
+        max_length=10, choices=[(k, k) for k in PRICE_KINDS], default="exact"
+    )
+    price_max = models.DecimalField(
+        max_digits=PRICE_MAX_DIGITS,
+        decimal_places=PRICE_DECIMALS,
+        null=True,
+        blank=True,
+        help_text="the top of a price range",
+    )
+    price_text = models.CharField(
+        max_length=NAME_MAX, blank=True, help_text="the org's words for the price ('from €80')"
+    )
+    duration = models.PositiveIntegerField(
+        null=True, blank=True, help_text="minutes; empty when the duration is descriptive text"
+    )
+    duration_max = models.PositiveIntegerField(
+        null=True, blank=True, help_text="minutes: the longest of a range"
+    )
+    duration_text = models.CharField(
+        max_length=NAME_MAX, blank=True, help_text="the org's words for the duration ('1h 30')"
+    )
     description = models.TextField(blank=True)
 
     class Meta:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +21,38 @@ class OrgFolderError(Exception):
 def _describe(error: ValidationError, filename: str) -> str:
     lines = [f"{filename}: {error.error_count()} invalid field(s)"]
     for item in error.errors():
-        where = ".".join(str(part) for part in item["loc"]) or "(top level)"
-        lines.append(f"  {filename}: field '{where}': {item['msg']}{_shown_value(item)}")
+        lines.append(
+            f"  {filename}: field {_where(item['loc'])}: {item['msg']}{_shown_value(item)}"
+        )
     return "\n".join(lines)
 
 
+def _where(loc: tuple[Any, ...]) -> str:
+    """The field as the folder writes it, and as pydantic names it when that differs:
+    `'services[2].price' (services.2.price)`."""
+    dotted = ".".join(str(part) for part in loc)
+    if not dotted:
+        return "'(top level)'"
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    return f"'{path}'" if path == dotted else f"'{path}' ({dotted})"
+
+
+# Fields whose values an error may repeat (no secret lives there): services, hours, intake
+# fields, currency, locale and slug.
+_SHOWN = frozenset({"services", "hours", "intake_fields", "currency", "locale", "slug"})
+
+
 def _shown_value(item: Any) -> str:
-    """` (got '...')` for a mapping value the message does not quote already. Never a header or
-    query value, nor anything outside responder_http: those may hold what must not be shown."""
+    """` (got '...')` for a value the message does not quote already, in the fields of
+    `_SHOWN` and responder_http. Never a header or query value, nor a free-text field: those
+    may hold what must not be shown."""
     loc, value = item["loc"], item.get("input")
-    if loc[:1] != ("responder_http",) or loc[1:2] in (("headers",), ("query",)):
+    shown = loc[:1] == ("responder_http",) or (loc[:1] and loc[0] in _SHOWN)
+    if not shown or loc[1:2] in (("headers",), ("query",)):
         return ""
-    if not isinstance(value, (str, int, float)) or str(value) in item["msg"]:
+    if not isinstance(value, (str, int, float, Decimal)) or (
+        value != "" and str(value) in item["msg"]
+    ):
         return ""
     return f" (got {str(value)[:80]!r})"
 
@@ -78,3 +99,11 @@ def load_org_folder(path: Path | str) -> OrgContext:
         return OrgContext.model_validate({**data, "kb": kb})
     except ValidationError as exc:
         raise OrgFolderError(_describe(exc, str(org_file))) from exc
+
+
+if __name__ == "__main__":  # python -m qalab.org_folder [PATH]: write docs/org-folder.md
+    import sys
+
+    from qalab.org_folder_docs import main
+
+    main(sys.argv[1:])

@@ -99,7 +99,12 @@ def organization_get_context(*, organization: Organization) -> OrgContext:
                 {
                     "name": s.name,
                     "price": s.price,
+                    "price_kind": s.price_kind,
+                    "price_max": s.price_max,
+                    "price_text": s.price_text,
                     "duration": s.duration,
+                    "duration_max": s.duration_max,
+                    "duration_text": s.duration_text,
                     "description": s.description,
                 }
                 for s in organization.services.all()
@@ -129,12 +134,26 @@ def organization_get_context(*, organization: Organization) -> OrgContext:
     )
 
 
+_LATER_SERVICE_FIELDS = {
+    "price_kind": "exact",
+    "price_max": None,
+    "price_text": "",
+    "duration_max": None,
+    "duration_text": "",
+}
+
+
 def org_context_hash(context: OrgContext) -> str:
     """sha256 of the canonical JSON of the org context (the snapshot's org-context hash).
 
     Not the responder mapping: how to talk to the bot is no part of what it is tested on; a
     run holds the mapping in its config (`responder_http`), where the delta names it."""
     data = context.model_dump(mode="json", exclude={"responder_http"})
+    for service in data["services"]:
+        # Fields a service gained later count only when set, so an unchanged org keeps its hash.
+        for key, default in _LATER_SERVICE_FIELDS.items():
+            if service.get(key) == default:
+                service.pop(key)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return sha256_text(canonical)
 

@@ -1,7 +1,9 @@
 """Facts: the one place where money, phone numbers, times of day and durations are read and
 written canonically (`money`, `phone`, `clock`, `duration`), shared by generator and judge, and
 the critical facts each fixture must keep (`critical`). The names below stay importable from
-`generator.facts`."""
+`generator.facts`. The money and duration readers live in `qalab.values` (the lowest layer, so
+the org import reads an org folder's prices and durations with the same reader);
+`generator.facts.money` and `generator.facts.duration` re-export them."""
 
 from __future__ import annotations
 
@@ -22,8 +24,10 @@ from generator.facts.critical import (
 from generator.facts.money import (
     CURRENCY_SYMBOLS,
     CURRENCY_WORDS,
+    FREE_RE,
     MONEY_RE,
     extract_money,
+    money_mentions,
     money_text,
     normalize_money,
     parse_amount,
@@ -34,6 +38,7 @@ __all__ = [
     "CURRENCY_SYMBOLS",
     "CURRENCY_WORDS",
     "EMAIL_RE",
+    "FREE_RE",
     "INT_RE",
     "MONEY_RE",
     "PHONE_RE",
@@ -48,6 +53,7 @@ __all__ = [
     "extract_times",
     "find_fact",
     "missing_facts",
+    "money_mentions",
     "money_text",
     "normalize_money",
     "normalize_time",

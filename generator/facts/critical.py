@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from generator.facts.clock import clock_times, extract_times
-from generator.facts.money import extract_money, money_text
+from generator.facts.money import FREE_RE, extract_money, money_text
 from generator.facts.phone import PHONE_RE, phone_digits
 from generator.facts.spans import mask_spans
 from qalab.domain import OrgContext
@@ -81,9 +81,17 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[|*#`_]", " ", text)).casefold().strip()
 
 
+def _money_values(text: str) -> frozenset[str]:
+    """Every amount in `text`, and '0' when it says something is free ("gratis", "no charge")."""
+    found = {money_text(a) for a, _, _ in extract_money(text)}
+    if FREE_RE.search(text):
+        found.add("0")
+    return frozenset(found)
+
+
 def _value_in(text: str, fact: Fact) -> bool:
     if fact.kind == "money":
-        return any(money_text(a) == fact.value for a, _, _ in extract_money(text))
+        return fact.value in _money_values(text)
     if fact.kind == "time":
         return fact.value in extract_times(text)
     if fact.kind == "phone":
@@ -109,7 +117,7 @@ class _FactReader:
         if found is None:
             text = self.text
             if kind == "money":
-                found = frozenset(money_text(a) for a, _, _ in extract_money(text))
+                found = _money_values(text)
             elif kind == "time":
                 found = frozenset(extract_times(text))
             elif kind == "phone":
@@ -180,8 +188,8 @@ def policy_facts(text: str, *, label: str, source: str) -> list[Fact]:
 
 
 def critical_facts(org: OrgContext) -> list[Fact]:
-    """Every fact each fixture must keep: prices (by service), opening times, contacts, and the
-    values inside critical policies."""
+    """Every fact each fixture must keep: prices (by service; both ends of a range, a free
+    service's "free"), opening times, contacts, and the values inside critical policies."""
     facts = [
         Fact(
             "money",
@@ -191,6 +199,17 @@ def critical_facts(org: OrgContext) -> list[Fact]:
             anchor=s.name,
         )
         for i, s in enumerate(org.services)
+    ]
+    facts += [
+        Fact(
+            "money",
+            money_text(s.price_max),
+            f"top price of {s.name}",
+            f"org.yaml:services[{i}]",
+            anchor=s.name,
+        )
+        for i, s in enumerate(org.services)
+        if s.price_max is not None
     ]
     for i, h in enumerate(org.hours):
         facts.append(Fact("time", h.opens, f"{h.days} opens", f"org.yaml:hours[{i}]"))

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from generator.schemas import Manifest, ManifestHours
+from generator.schemas import Manifest, ManifestHours, ManifestService
 from judge.checks.base import Check
 from judge.claims import (
     WEEKDAYS,
@@ -48,6 +48,37 @@ class Contradiction:
     in_kb: bool
     confidence: float
     derived: bool = False
+
+
+def price_matches(amount: Decimal, service: ManifestService) -> bool:
+    """The amount is the service's price: its exact price, a price within its range, or at
+    least its "from" price."""
+    if service.price_kind == "range" and service.price_max is not None:
+        return service.price <= amount <= service.price_max
+    if service.price_kind == "from":
+        return amount >= service.price
+    return amount == service.price
+
+
+def _price_truth(service: ManifestService, currency: str) -> str:
+    low = f"{money_text(service.price)} {currency}"
+    if service.price_kind == "range" and service.price_max is not None:
+        return f"{money_text(service.price)}-{money_text(service.price_max)} {currency}"
+    return f"from {low}" if service.price_kind == "from" else low
+
+
+def _duration_holds(claim: ServiceClaim, service: ManifestService) -> bool:
+    """The claimed minutes are the service's, or within its range ('about' allows 25%)."""
+    low, high = service.duration_minutes or 0, service.duration_max_minutes
+    if high is not None and low <= claim.amount <= high:
+        return True
+    return any(duration_matches(claim.amount, m, claim.approximate) for m in (low, high) if m)
+
+
+def _duration_truth(service: ManifestService) -> str:
+    if service.duration_max_minutes is not None:
+        return f"{service.duration_minutes}-{service.duration_max_minutes} min"
+    return f"{service.duration_minutes} min"
 
 
 def _time_text(times: frozenset[str]) -> str:
@@ -109,18 +140,17 @@ class ContradictsManifest(Check):
     ) -> list[Contradiction]:
         truths = [s for s in manifest.services if s.name in claim.services]
         if claim.kind == "price":
-            if any(s.price == claim.amount for s in truths):
+            if any(price_matches(claim.amount, s) for s in truths):
                 return []
             said = f"{money_text(claim.amount)} {manifest.currency}"
-            truth = " or ".join(f"{money_text(s.price)} {manifest.currency}" for s in truths)
+            truth = " or ".join(_price_truth(s, manifest.currency) for s in truths)
         else:
-            if any(
-                duration_matches(claim.amount, s.duration_minutes, claim.approximate)
-                for s in truths
-            ):
+            # A duration the org describes in words ("2 visits") has no minutes to contradict.
+            timed = [s for s in truths if s.duration_minutes is not None]
+            if not timed or any(_duration_holds(claim, s) for s in timed):
                 return []
             said = f"{money_text(claim.amount)} min"
-            truth = " or ".join(f"{s.duration_minutes} min" for s in truths)
+            truth = " or ".join(_duration_truth(s) for s in timed)
         names = " / ".join(sorted(claim.services))
         in_kb = any((claim.kind, n, claim.amount) in kb_services for n in claim.services)
         return [

@@ -53,8 +53,14 @@ def support_index(case: CaseTranscript, manifest: Manifest) -> SupportIndex:
     index = SupportIndex(default_currency=manifest.currency)
     index.add_text(case.fixture.text)
     for service in manifest.services:
-        index.add_value("money", f"{money_text(service.price)} {manifest.currency}")
-        index.add_value("duration", str(service.duration_minutes))
+        for amount in (service.price, service.price_max):
+            if amount is not None:
+                index.add_value("money", f"{money_text(amount)} {manifest.currency}")
+        for minutes in (service.duration_minutes, service.duration_max_minutes):
+            if minutes is not None:
+                index.add_value("duration", str(minutes))
+        if service.price_text or service.duration_text:
+            index.add_text(f"{service.price_text}\n{service.duration_text}")
     for hours in manifest.hours:
         index.add_text(f"{hours.opens} {hours.closes}")
     for contact in manifest.contacts:

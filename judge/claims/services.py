@@ -148,7 +148,8 @@ _OTHER_MONEY = re.compile(
     r"|altogether|both|in all|comes? to|discount\w*|off|save|saving|vouchers?|coupons?|from"
     r"|starting|up to|under|over|less than|more than|per|each|was|were|previously|used to"
     r"|instead of|above|below|beyond|exceed\w*|estimat\w*|threshold|limit\w*|minimum|maximum"
-    r"|approv\w*)\b|%",
+    r"|approv\w*|annul\w*|absag\w*|storn\w*|ab|à partir|dès|desde|vanaf|från|acompte|anzahlung)"
+    r"\b|%",
     re.IGNORECASE,
 )
 _OTHER_DURATION = re.compile(
@@ -156,7 +157,7 @@ _OTHER_DURATION = re.compile(
     r"|numb\w*|avoid|eat\w*|drink\w*|brush\w*|early|earlier|late|later|arrive|prior|advance"
     r"|apart|interval|walk|drive|away|park\w*|break|lunch|up to|under|over|less than|more than"
     r"|max\w*|at least|at most|each|per|call back|total|together|combined|both|months?|weeks?"
-    r"|days?|years?)\b",
+    r"|days?|years?|avant|après|annul\w*|vorher|absag\w*|storn\w*|innerhalb|antes|despu[eé]s)\b",
     re.IGNORECASE,
 )
 _APPROX = re.compile(

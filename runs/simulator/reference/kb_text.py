@@ -11,7 +11,12 @@ from runs.simulator.retrieval import KbIndex, Passage, content_words, is_directi
 _TOPIC_FILLER = frozenset(["anywhere", "somewhere", "place", "way", "option", "possibility"])
 _CELL_SEPARATORS = re.compile(r"\s*\|\s*")
 _BULLET = re.compile(r"^\s*(?:[-*•]+|\d+[.)]|#+)\s*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9€$£+])")
+# Not after an abbreviation an org writes prices and durations with ("1 Std. 30 Min.", "ca. 90 €",
+# "Fr. 45.-", "approx. 40 min").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bStd\.)(?<!\bMin\.)(?<!\bca\.)(?<!\bFr\.)(?<!\bapprox\.)(?<!\binkl\.)"
+    r"\s+(?=[A-Z0-9€$£+])"
+)
 _MONEY_LINE = re.compile(
     r"\d+(?:[.,]\d{2})?\s*(?:€|eur|euro|usd|\$|£|gbp|chf)|(?:€|\$|£)\s*\d|"
     r"\b(?:eur|usd|gbp|chf)\s*\d",
