@@ -202,8 +202,11 @@ def report_to_markdown(report: RunReport) -> str:
             "judge stage: generation and simulation could not spend them."
         )
         add("")
+    calls = (
+        "offline engine call(s)" if report.engine == "offline" else "request(s) to the LLM endpoint"
+    )
     add(
-        f"{t.requests} request(s) to the LLM endpoint ({t.calls} ledger rows); "
+        f"{t.requests} {calls} ({t.calls} ledger rows); "
         f"{t.retries} retried attempt(s), "
         f"{t.invalid} invalid reply(ies), {t.fallbacks} fallback(s) to the "
         f"offline implementation, {t.replayed} replayed"
