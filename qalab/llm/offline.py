@@ -53,30 +53,10 @@ class OfflineEngine:
         offline: Callable[[], M],
         check: Callable[[M], None] | None = None,
     ) -> M:
-        prompt_tokens = estimate_message_tokens(messages)
-        reservation = self.ledger.reserve(
-            role=role, purpose=purpose, tokens=prompt_tokens + max_tokens
-        )
-        started = time.monotonic()
-        try:
-            result = offline()
-        except Exception:
-            self.ledger.settle(
-                reservation,
-                usage=Usage(prompt_tokens, 0, estimated=True),
-                status="error",
-                latency_ms=int((time.monotonic() - started) * 1000),
-            )
-            raise
-        completion = estimate_tokens(render_output(result))
-        # A real model stops at max_tokens (finish_reason "length"); the meter does the same.
-        status = "ok" if completion <= max_tokens else "length"
-        self.ledger.settle(
-            reservation,
-            usage=Usage(prompt_tokens, min(completion, max_tokens), estimated=True),
-            status=status,
-            latency_ms=int((time.monotonic() - started) * 1000),
-        )
+        result, _ = self._metered(
+            role=role, purpose=purpose, messages=messages, max_tokens=max_tokens,
+            produce=offline, render=render_output,
+        )  # fmt: skip
         return result
 
     def chat(
@@ -89,13 +69,33 @@ class OfflineEngine:
         offline: Callable[[], str],
         model: str | None = None,
     ) -> ChatReply:
+        text, usage = self._metered(
+            role=role, purpose=purpose, messages=messages, max_tokens=max_tokens,
+            produce=offline, render=str,
+        )  # fmt: skip
+        finish = "stop" if estimate_tokens(text) <= max_tokens else "length"
+        return ChatReply(text=text, usage=usage, finish_reason=finish)
+
+    def _metered(
+        self,
+        *,
+        role: Role,
+        purpose: str,
+        messages: list[Message],
+        max_tokens: int,
+        produce: Callable[[], T],
+        render: Callable[[T], str],
+    ) -> tuple[T, Usage]:
+        """Run `produce` as a call of the meter: reserve what a model call would, settle the
+        text it read and wrote as estimated tokens. A real model stops at max_tokens
+        (finish_reason "length"); the meter does the same."""
         prompt_tokens = estimate_message_tokens(messages)
         reservation = self.ledger.reserve(
             role=role, purpose=purpose, tokens=prompt_tokens + max_tokens
         )
         started = time.monotonic()
         try:
-            text = offline()
+            result = produce()
         except Exception:
             self.ledger.settle(
                 reservation,
@@ -104,13 +104,12 @@ class OfflineEngine:
                 latency_ms=int((time.monotonic() - started) * 1000),
             )
             raise
-        completion = min(estimate_tokens(text), max_tokens)
-        finish = "stop" if estimate_tokens(text) <= max_tokens else "length"
-        usage = Usage(prompt_tokens, completion, estimated=True)
+        completion = estimate_tokens(render(result))
+        usage = Usage(prompt_tokens, min(completion, max_tokens), estimated=True)
         self.ledger.settle(
             reservation,
             usage=usage,
-            status="ok" if finish == "stop" else "length",
+            status="ok" if completion <= max_tokens else "length",
             latency_ms=int((time.monotonic() - started) * 1000),
         )
-        return ChatReply(text=text, usage=usage, finish_reason=finish)
+        return result, usage
