@@ -229,6 +229,7 @@ class FakeOpenAI:
         self._stopping = threading.Event()
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
+        self._peers: list[tuple[str, int]] = []
         self.fault_counts: Counter[str] = Counter()
         self.usage_total = 0
         self._httpd: ThreadingHTTPServer | None = None
@@ -279,11 +280,20 @@ class FakeOpenAI:
         with self._lock:
             return list(self._headers)
 
+    @property
+    def connections(self) -> int:
+        """How many distinct TCP connections (client address and port) the requests came on."""
+        with self._lock:
+            return len(set(self._peers))
+
     # ------------------------------------------------------------------ behaviour
-    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+    def _record(
+        self, body: dict[str, Any], headers: dict[str, str], peer: tuple[str, int] = ("", 0)
+    ) -> None:
         with self._lock:
             self._requests.append(body)
             self._headers.append(headers)
+            self._peers.append(peer)
 
     def _choose_fault(self, body: dict[str, Any]) -> str:
         fmt = body.get("response_format")
@@ -374,6 +384,9 @@ def _error(message: str, kind: str, code: str | None) -> dict[str, Any]:
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeOpenAI
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes: without TCP_NODELAY the body of a reply on a
+    # kept-alive connection waits ~40 ms for the client's delayed ACK (real servers set it).
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         return
@@ -412,7 +425,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, _error("the body is not JSON", "invalid_request_error", None))
             return
         fake = self.fake
-        fake._record(body, {k.lower(): v for k, v in self.headers.items()})
+        peer = (str(self.client_address[0]), int(self.client_address[1]))
+        fake._record(body, {k.lower(): v for k, v in self.headers.items()}, peer)
         fault = fake._choose_fault(body)
         if fake.latency:
             fake._stopping.wait(fake.latency)

@@ -29,6 +29,7 @@ from qalab.llm.base import (
     Role,
     Usage,
 )
+from qalab.llm.clients import shared_client
 from qalab.llm.replay import Reply, load_reply, replay_key, store_reply
 from qalab.llm.structured import (
     JSON_MODES,
@@ -104,17 +105,13 @@ class OpenAIEngine:
         self.max_retries = max_retries
         self.replay_dir = Path(replay_dir) if replay_dir else None
         self.sleep = sleep
-        # Our retry layer is the only one: the SDK must not retry behind the ledger's back.
-        self.client = openai.OpenAI(
-            api_key=api_key,
-            base_url=self.base_url,
-            max_retries=0,
-            timeout=openai.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
-        )
+        # One client (and connection pool) per endpoint, key and timeout in this process, with
+        # the SDK's retries off: our retry layer is the only one, metering every attempt.
+        self.client = shared_client(base_url=self.base_url, api_key=api_key, timeout=self.timeout)
 
     def close(self) -> None:
-        """Close the SDK client's connection pool."""
-        self.client.close()
+        """Nothing to release: the client and its kept-alive connections are shared with the
+        process's other engines of this endpoint (`qalab.llm.clients.close_shared_clients`)."""
 
     @property
     def endpoint(self) -> str:
