@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
+from functools import partial
+from typing import cast
 
 from generator.facts import critical_facts
 from generator.fixtures import build_fixture
 from generator.manifest import generate_manifest
 from generator.rng import rng_for
 from generator.scenarios import generate_blueprints
-from generator.schemas import Artifacts, NoiseLevel
+from generator.schemas import Artifacts, Blueprint, Fixture, Manifest, NoiseLevel
 from qalab.domain import OrgContext
+from qalab.fanout import FanOut, serial
 from qalab.llm import Engine
 
 LEVELS: tuple[NoiseLevel, ...] = ("clean", "semi_noisy", "messy")
@@ -49,25 +53,37 @@ def generate_artifacts(
     seed: int,
     engine: Engine,
     today: date | None = None,
+    fan_out: FanOut = serial,
 ) -> Artifacts:
     """Fixtures `fx-01`.., one manifest and blueprints `sc-01`.. (one per fixture) for a run.
 
-    Engine calls: one for the manifest, one for the blueprints, one per fixture; BudgetExceeded
-    propagates. Persona dates are relative to `today` (default: the current date), so pass the
-    run's creation date for artifacts that are byte-identical on a later day too.
+    Engine calls: one for the manifest, one for the blueprints, one per fixture; none depends on
+    another, so `fan_out` may run them side by side (results keep their order; the first failed
+    task's exception, e.g. BudgetExceeded, propagates). Persona dates are relative to `today`
+    (default: the current date), so pass the run's creation date for artifacts that are
+    byte-identical on a later day too.
     """
     if scenarios < 1:
         raise ValueError("scenarios must be at least 1")
     if max_turns < 1:
         raise ValueError("max_turns must be at least 1")
     start = today or date.today()
-    manifest = generate_manifest(org, engine)
-    blueprints = generate_blueprints(
-        org, scenarios=scenarios, max_turns=max_turns, seed=seed, start=start, engine=engine
-    )
     facts = critical_facts(org)
-    fixtures = [
-        build_fixture(
+    tasks: list[Callable[[], object]] = [
+        partial(generate_manifest, org, engine),
+        partial(
+            generate_blueprints,
+            org,
+            scenarios=scenarios,
+            max_turns=max_turns,
+            seed=seed,
+            start=start,
+            engine=engine,
+        ),
+    ]
+    tasks += [
+        partial(
+            build_fixture,
             org,
             key=f"fx-{i + 1:02d}",
             index=i,
@@ -78,4 +94,9 @@ def generate_artifacts(
         )
         for i, level in enumerate(assign_levels(mix, scenarios, seed))
     ]
-    return Artifacts(fixtures=fixtures, manifest=manifest, blueprints=blueprints)
+    manifest, blueprints, *fixtures = fan_out(tasks)
+    return Artifacts(
+        fixtures=cast(list[Fixture], fixtures),
+        manifest=cast(Manifest, manifest),
+        blueprints=cast(list[Blueprint], blueprints),
+    )

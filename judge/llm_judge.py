@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -22,6 +23,7 @@ from judge.gate import fingerprint
 from judge.review_context import relevant_kb, relevant_truth
 from judge.schemas import CaseTranscript, Evidence, Finding
 from qalab.domain import Effort, FixTarget, Severity
+from qalab.fanout import FanOut, serial
 from qalab.llm import Engine, Message
 from qalab.llm.prompts import fence, load_prompt
 
@@ -170,17 +172,16 @@ def confirm_criticals(
     *,
     engine: Engine,
     purpose: str,
+    fan_out: FanOut = serial,
 ) -> list[Finding]:
     """Re-judge each unconfirmed critical once; keep it critical only when confirmed.
 
-    The offline implementation does not confirm (it has no second opinion to give), so an LLM
+    The confirmations do not depend on each other: `fan_out` may run them side by side. The
+    offline implementation does not confirm (it has no second opinion to give), so an LLM
     critical that reaches it through a fallback is downgraded, never trusted blindly.
     """
-    out = []
-    for n, finding in enumerate(findings):
-        if finding.severity != "critical" or finding.confirmed:
-            out.append(finding)
-            continue
+
+    def confirm(n: int, finding: Finding) -> Finding:
         verdict = engine.run(
             role="judge",
             purpose=f"{purpose}:confirm{n}",
@@ -190,16 +191,26 @@ def confirm_criticals(
             offline=lambda: Confirmation(confirmed=False, rationale="no second opinion offline"),
         )
         if verdict.confirmed:
-            out.append(finding.model_copy(update={"confirmed": True}))
-        else:
-            out.append(downgrade(finding, verdict.rationale or "not confirmed"))
-    return out
+            return finding.model_copy(update={"confirmed": True})
+        return downgrade(finding, verdict.rationale or "not confirmed")
+
+    todo = [n for n, f in enumerate(findings) if f.severity == "critical" and not f.confirmed]
+    confirmed = dict(
+        zip(todo, fan_out([partial(confirm, n, findings[n]) for n in todo]), strict=True)
+    )
+    return [confirmed.get(n, f) for n, f in enumerate(findings)]
 
 
 def review_case(
-    case: CaseTranscript, manifest: Manifest, *, engine: Engine, purpose: str
+    case: CaseTranscript,
+    manifest: Manifest,
+    *,
+    engine: Engine,
+    purpose: str,
+    fan_out: FanOut = serial,
 ) -> ReviewResult:
-    """One metered review call for a case with turns, then one confirmation call per critical.
+    """One metered review call for a case with turns, then one confirmation call per critical
+    (side by side through `fan_out`).
 
     The offline implementation finds nothing beyond the deterministic checks (it is what the
     engine falls back to on invalid output)."""
@@ -214,5 +225,7 @@ def review_case(
         offline=LlmReview,
     )
     result = verify(case, review)
-    confirmed = confirm_criticals(case, manifest, result.findings, engine=engine, purpose=purpose)
+    confirmed = confirm_criticals(
+        case, manifest, result.findings, engine=engine, purpose=purpose, fan_out=fan_out
+    )
     return result.model_copy(update={"findings": confirmed})

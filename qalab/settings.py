@@ -168,6 +168,9 @@ QALAB_LLM_MAX_FALLBACK_SHARE = envshare("QALAB_LLM_MAX_FALLBACK_SHARE", 0.2)
 QALAB_LLM_SYSTEM_ROLE = envchoice("QALAB_LLM_SYSTEM_ROLE", "system", ("system", "user", "merge"))
 QALAB_LLM_TIMEOUT_SECONDS = envint("QALAB_LLM_TIMEOUT_SECONDS", 60, minimum=1)
 QALAB_LLM_MAX_RETRIES = envint("QALAB_LLM_MAX_RETRIES", 4, minimum=0)
+# LLM calls of one stage that may be in flight at once from one worker: a run's fixture items,
+# and its per-case reviews and confirmations, do not depend on each other (1 = one at a time).
+QALAB_LLM_CONCURRENCY = envint("QALAB_LLM_CONCURRENCY", 8, minimum=1)
 # A folder of recorded replies to replay (empty = off): reruns cost no tokens.
 QALAB_LLM_REPLAY_DIR = envstr("QALAB_LLM_REPLAY_DIR")
 QALAB_GENERATOR_MODEL = envstr("QALAB_GENERATOR_MODEL", "gpt-4o-mini")

@@ -232,6 +232,9 @@ class FakeOpenAI:
         self._peers: list[tuple[str, int]] = []
         self.fault_counts: Counter[str] = Counter()
         self.usage_total = 0
+        self.max_in_flight = 0  # the most requests being answered at once
+        self._in_flight = 0
+        self.spans: list[tuple[str, float, float]] = []  # (model, start, end) of each answer
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -279,6 +282,17 @@ class FakeOpenAI:
     def request_headers(self) -> list[dict[str, str]]:
         with self._lock:
             return list(self._headers)
+
+    def most_at_once(self, model: str | None = None) -> int:
+        """The most requests (of `model`, or of any) that were being answered at one moment."""
+        with self._lock:
+            spans = [(a, b) for m, a, b in self.spans if model is None or m == model]
+        events = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans])
+        most = now = 0
+        for _, step in events:
+            now += step
+            most = max(most, now)
+        return most
 
     @property
     def connections(self) -> int:
@@ -428,6 +442,18 @@ class _Handler(BaseHTTPRequestHandler):
         peer = (str(self.client_address[0]), int(self.client_address[1]))
         fake._record(body, {k.lower(): v for k, v in self.headers.items()}, peer)
         fault = fake._choose_fault(body)
+        with fake._lock:
+            fake._in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake._in_flight)
+        start = time.monotonic()
+        try:
+            self._answer(fake, body, fault)
+        finally:
+            with fake._lock:
+                fake._in_flight -= 1
+                fake.spans.append((str(body.get("model", "")), start, time.monotonic()))
+
+    def _answer(self, fake: FakeOpenAI, body: dict[str, Any], fault: str) -> None:
         if fake.latency:
             fake._stopping.wait(fake.latency)
         if fault == "reject_json_schema":

@@ -9,11 +9,13 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 import judge
 from generator import prompts as generator_prompts
+from qalab.fanout import FanOut, serial, threaded
 from qalab.llm import Engine, get_engine
 from qalab.orgs import sha256_text
 from qalab.redact import redact
@@ -106,6 +108,17 @@ def stage_engine(run: Run, *, stage: str) -> Engine | None:
             reason=f"{stage}: the LLM engine could not be set up: {type(exc).__name__}: {exc}",
         )
         return None
+
+
+def stage_fan_out(engine: Engine) -> FanOut:
+    """How a stage runs its independent LLM tasks: side by side, up to QALAB_LLM_CONCURRENCY,
+    when they wait on a remote model; one after another with the offline engine (CPU-bound
+    work gains nothing from threads) and inside a database transaction (another thread's
+    connection could not see its uncommitted rows). Each thread closes its DB connections."""
+    workers = int(getattr(settings, "QALAB_LLM_CONCURRENCY", 1))
+    if engine.name == "offline" or workers <= 1 or connection.in_atomic_block:
+        return serial
+    return threaded(workers, after_task=connections.close_all, name="qalab-llm")
 
 
 # Final statuses a run reaches without a report: locked by `run_lock_if_idle` once nothing of

@@ -27,6 +27,7 @@ from runs.services.common import (
     run_lock_if_idle,
     run_mark_error,
     stage_engine,
+    stage_fan_out,
     swap_status,
 )
 from runs.services.preflight import PreflightError, responder_preflight
@@ -75,6 +76,7 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
                 # Dates in scenarios count from the run's creation day, so a re-run of the same
                 # seed on another day still builds byte-identical artifacts when reused.
                 today=run.created_at.date(),
+                fan_out=stage_fan_out(engine),
             )
     except BudgetExceeded as exc:
         logger.info("run %s: budget exhausted during generation: %s", run_id, exc)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import threading
+from functools import partial
 
 from django.db import transaction
 
@@ -35,6 +37,7 @@ from runs.services.carry import triage_carry
 from runs.services.common import (
     logger,
     stage_engine,
+    stage_fan_out,
     swap_status,
 )
 from runs.services.reporting import finding_model
@@ -122,21 +125,32 @@ def _llm_reviews(run_id: int) -> dict[str, ReviewResult]:
     engine = stage_engine(run, stage="judging")
     if engine is None:
         raise RunEnded(f"run {run.id} ended: its LLM engine could not be set up")
-    for case in cases:
-        if case.scenario_key in stored:
-            continue
+    fan_out = stage_fan_out(engine)
+    stopped = threading.Event()  # a denied reservation: reviews not yet begun are not begun
+
+    def review(case: RunCase) -> ReviewResult | None:
+        if stopped.is_set():
+            return None
         try:
             result = review_case(
                 _transcript(run, case),
                 manifest,
                 engine=engine,
                 purpose=f"judge:{case.scenario_key}",
+                fan_out=fan_out,
             )
         except BudgetExceeded as exc:
             logger.info("run %s: LLM judge stopped by the budget: %s", run.id, exc)
-            break
+            stopped.set()
+            return None
         store_review(run, case.scenario_key, result)
-        stored[case.scenario_key] = result
+        return result
+
+    todo = [c for c in cases if c.scenario_key not in stored]
+    # Cases are reviewed side by side; their confirmations too, within each case's pool.
+    for case, result in zip(todo, fan_out([partial(review, c) for c in todo]), strict=True):
+        if result is not None:
+            stored[case.scenario_key] = result
     return stored
 
 
