@@ -13,6 +13,7 @@ from django.urls import reverse
 from qalab.domain import SEVERITIES, ArtifactKind
 from runs import services
 from runs.admin.common import VERDICT_CLASS, RunPagesBase, snapshot_rows
+from runs.admin.findings_html import finding_items_html
 from runs.forms import TriageForm
 from runs.models import TriageState
 from runs.report.build import report_build
@@ -39,19 +40,26 @@ class ReportPages(RunPagesBase):
         report = report_build(run=run)
         findings = report.findings
         groups = finding_groups(findings)
+        can_triage = request.user.has_perm("qalab.triage_finding") and bool(findings)
+        by_severity = [(sev, [g for g in groups if g.severity == sev]) for sev in SEVERITIES]
         context.update(
             report=report,
             can_rerun=request.user.has_perm("qalab.start_run")
             and run.is_final
             and run.artifacts.filter(kind=ArtifactKind.MANIFEST).exists(),
-            can_triage=request.user.has_perm("qalab.triage_finding") and bool(findings),
+            can_triage=can_triage,
             triage_states=TriageState.choices,
             triage_counts=[
                 (state, label, getattr(report.summary.triage, state))
                 for state, label in TriageState.choices
             ],
             groups_by_severity=[
-                (sev, [g for g in groups if g.severity == sev]) for sev in SEVERITIES
+                (
+                    sev,
+                    of_sev,
+                    finding_items_html(of_sev, severity=sev, run_pk=run.pk, can_triage=can_triage),
+                )
+                for sev, of_sev in by_severity
             ],
             actions=actions_with_groups(report.top_actions, groups),
             token_roles=[

@@ -168,12 +168,12 @@ def count_triage_states(states: Iterable[str]) -> TriageCounts:
     return TriageCounts(**{state: counts.get(state, 0) for state in TriageState.values})
 
 
-def _finding(f: RunFinding, triage: FindingTriage | None = None) -> Finding:
+def _finding(f: RunFinding, case: str | None, triage: FindingTriage | None = None) -> Finding:
     return Finding(
         id=f.id,
         rule_id=f.rule_id,
         severity=f.severity,
-        case=f.case.scenario_key if f.case else None,
+        case=case,
         turn=f.turn_index,
         subject=f.subject,
         evidence=[Evidence(**ev) for ev in f.evidence],
@@ -229,9 +229,9 @@ def _in_progress(run: Run, cases: list[RunCase]) -> InProgress:
 
 
 def run_get_findings(run: Run) -> list[RunFinding]:
-    """Findings critical -> major -> minor, in judge order within a severity."""
-    rows = list(run.findings.select_related("case"))
-    return sorted(rows, key=severity_sort_key)
+    """Findings critical -> major -> minor, in judge order within a severity (their cases not
+    loaded: `report_build` names them from the cases it has)."""
+    return sorted(run.findings.all(), key=severity_sort_key)
 
 
 def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
@@ -251,7 +251,10 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
     }
     triage_rows = _run_triage_rows(run)
     triage = _newest_per_finding(triage_rows)
-    report_findings = [_finding(f, triage.get(f.id)) for f in findings]
+    case_keys = {c.id: c.scenario_key for c in cases}
+    report_findings = [
+        _finding(f, case_keys[f.case_id] if f.case_id else None, triage.get(f.id)) for f in findings
+    ]
     return RunReport(
         run_id=run.id,
         organization=run.org_slug,
