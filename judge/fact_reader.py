@@ -4,6 +4,7 @@ of replies and sources needs (spoken values, masked dates, phone cues, bare KB d
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterable
@@ -94,23 +95,59 @@ def mask(chars: list[str], start: int, end: int) -> None:
 
 
 def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = False) -> list[Fact]:
-    """All facts in `text`, in order. `lenient` (for support sources) also reads bare '80.00'."""
-    facts: list[Fact] = []
+    """All facts in `text`, in order. `lenient` (for support sources) also reads bare '80.00'
+    and numbers not dialled or introduced as phones."""
+    strict, every = _facts_of(text, default_currency)
+    return list(every if lenient else strict)
+
+
+@functools.lru_cache(maxsize=512)
+def _facts_of(text: str, default_currency: str) -> tuple[tuple[Fact, ...], tuple[Fact, ...]]:
+    """The facts of `text` read once for both readings, (strict, lenient), and remembered: the
+    checks of a case read the same KB and replies many times (issue 19: the deterministic
+    checks of a Regression run in under 2 CPU seconds)."""
+    found = sorted(_read_facts(text, default_currency=default_currency), key=lambda f: f[0].start)
+    return tuple(f for f, lenient_only in found if not lenient_only), tuple(f for f, _ in found)
+
+
+def _read_facts(text: str, *, default_currency: str) -> list[tuple[Fact, bool]]:
+    """Every fact of `text`, unsorted, each with whether only a lenient reader takes it.
+
+    Which facts a strict reader takes does not depend on the lenient ones: the bare decimals
+    are never masked, and a phone number not dialled like one is masked either way."""
+    found: list[tuple[Fact, bool]] = []
+
+    def add(fact: Fact, lenient_only: bool = False) -> None:
+        found.append((fact, lenient_only))
 
     # A scanned price list writes "£6O" for £60: read the letter O among a price's digits.
     chars = list(_PRICE_O.sub(lambda m: m.group(0).replace("O", "0"), text))
+    # The text as masked so far, joined again only after a mask (most scans find nothing).
+    joined = "".join(chars)
+    dirty = False
+
+    def masked() -> str:
+        nonlocal joined, dirty
+        if dirty:
+            joined, dirty = "".join(chars), False
+        return joined
+
+    def blank(start: int, end: int) -> None:
+        nonlocal dirty
+        mask(chars, start, end)
+        dirty = True
 
     def scan(pattern: re.Pattern[str]) -> Iterable[re.Match[str]]:
-        for match in list(pattern.finditer("".join(chars))):
-            mask(chars, match.start(), match.end())
+        for match in list(pattern.finditer(masked())):
+            blank(match.start(), match.end())
             yield match
 
     for m in scan(_EMAIL):
-        facts.append(Fact("email", m.group(0).casefold(), m.start(), m.end()))
+        add(Fact("email", m.group(0).casefold(), m.start(), m.end()))
     for m in scan(_URL):
         raw = m.group(0).rstrip(".,;:!?)")
         value = re.sub(r"^(?:https?://)?(?:www\.)?", "", raw.casefold()).rstrip("/")
-        facts.append(Fact("url", value, m.start(), m.start() + len(raw)))
+        add(Fact("url", value, m.start(), m.start() + len(raw)))
     for _ in scan(_DATE):
         pass
     for _ in scan(_DOTTED_DATE):
@@ -118,25 +155,22 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
     for m in scan(SPOKEN_DIGITS):
         digits = spoken_digits(m.group(0))
         if 7 <= len(digits) <= 15:
-            facts.append(Fact("phone", phone_digits(digits), m.start(), m.end()))
+            add(Fact("phone", phone_digits(digits), m.start(), m.end()))
     for m in scan(MONEY):
         money = money_of(m)
         if money is not None:
             amount, currency = money
-            facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
+            add(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
             # The other end of a range written with one currency: "80" in "80-120 €".
-            for end in range_partners("".join(chars), m):
-                facts.append(
-                    Fact("money", f"{money_text(end.amount)} {currency}", end.start, end.end)
-                )
-                mask(chars, end.start, end.end)
-    if lenient:
-        # Not masked: in a KB "8.30" may be a price or a time, so it supports both readings.
-        for m in _BARE_DECIMAL.finditer("".join(chars)):
-            amount = parse_amount(m.group(0))
-            if amount is not None:
-                value = f"{money_text(amount)} {default_currency}"
-                facts.append(Fact("money", value, m.start(), m.end()))
+            for end in range_partners(masked(), m):
+                add(Fact("money", f"{money_text(end.amount)} {currency}", end.start, end.end))
+                blank(end.start, end.end)
+    # Lenient only, not masked: in a KB "8.30" may be a price or a time, so it supports both.
+    for m in _BARE_DECIMAL.finditer(masked()):
+        amount = parse_amount(m.group(0))
+        if amount is not None:
+            value = f"{money_text(amount)} {default_currency}"
+            add(Fact("money", value, m.start(), m.end()), lenient_only=True)
     for m in scan(SPOKEN_MONEY):
         whole = spoken_number(m.group("n"))
         cents = spoken_number(m.group("cents")) if m.group("cents") else 0
@@ -144,29 +178,29 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
             amount = Decimal(whole) + Decimal(cents) / 100
             unit = m.group("unit").casefold()
             currency = SPOKEN_MINOR.get(unit) or SPOKEN_CURRENCY[unit[0]]
-            facts.append(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
+            add(Fact("money", f"{money_text(amount)} {currency}", m.start(), m.end()))
     for m in scan(SPOKEN_DURATION):
         number = spoken_number(m.group("n"))
         if number is not None:
             minutes = Decimal(number) * unit_minutes(m.group("unit"))
-            facts.append(Fact("duration", money_text(minutes), m.start(), m.end()))
+            add(Fact("duration", money_text(minutes), m.start(), m.end()))
     for m in scan(_PERCENT):
         amount = parse_amount(m.group(1))
         if amount is not None:
-            facts.append(Fact("percent", money_text(amount), m.start(), m.end()))
+            add(Fact("percent", money_text(amount), m.start(), m.end()))
     for m in scan(COMPOUND_DURATION_RE):
-        facts.append(Fact("duration", compound_minutes(m), m.start(), m.end()))
+        add(Fact("duration", compound_minutes(m), m.start(), m.end()))
     for m in scan(DURATION_RE):
         minutes = duration_minutes(m)
         if minutes is not None:
-            facts.append(Fact("duration", minutes, m.start(), m.end()))
+            add(Fact("duration", minutes, m.start(), m.end()))
     for m in scan(TIME_12H_RE):
         time = time_12h(m)
         if time is not None:
-            facts.append(Fact("time", time, m.start(), m.end()))
+            add(Fact("time", time, m.start(), m.end()))
     for m in scan(TIME_RE):
         ambiguous = 1 <= int(m.group(1)) <= 12
-        facts.append(Fact("time", time_24h(m), m.start(), m.end(), ambiguous))
+        add(Fact("time", time_24h(m), m.start(), m.end(), ambiguous))
     for m in scan(PHONE_RE):
         raw = m.group(0)
         if not 7 <= len(re.sub(r"\D", "", raw)) <= 15:
@@ -174,9 +208,8 @@ def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = F
         # A long number is a phone when it is dialled like one (+/0 prefix) or introduced as
         # one; "booking reference 12345678" is not. Support sources take every reading.
         dialled = raw[0] in "+0" or _PHONE_CUE.search(text[max(0, m.start() - 40) : m.start()])
-        if lenient or dialled:
-            facts.append(Fact("phone", phone_digits(raw), m.start(), m.end()))
-    return sorted(facts, key=lambda f: f.start)
+        add(Fact("phone", phone_digits(raw), m.start(), m.end()), lenient_only=not dialled)
+    return found
 
 
 def time_variants(fact: Fact) -> set[str]:
