@@ -21,6 +21,7 @@ from qalab.orgs import sha256_text
 from qalab.redact import redact
 from runs import simulator
 from runs.budget import DbLedger
+from runs.events import run_changed
 from runs.models import CaseStatus, LlmCall, Run, RunCase, RunStatus
 
 logger = logging.getLogger("qalab.runs")
@@ -71,6 +72,8 @@ def swap_status(run_id: int, expected: str | tuple[str, ...], new: str, **fields
     n = Run.objects.filter(id=run_id, status__in=expected_set, locked_at__isnull=True).update(
         status=new, heartbeat_at=timezone.now(), **fields
     )
+    if n == 1:
+        run_changed(run_id)  # wakes `qalab_run --wait` (at commit, inside a transaction)
     return n == 1
 
 
@@ -149,5 +152,6 @@ def run_lock_if_idle(run_id: int) -> bool:
         if busy:
             return False
         Run.objects.filter(id=run_id).update(locked_at=timezone.now())
+        run_changed(run_id)
     logger.info("run %s: %s, nothing in flight: locked", run_id, run.status)
     return True

@@ -11,6 +11,7 @@ from judge.schemas import (
 )
 from qalab.domain import SEVERITIES
 from runs.budget import fallback_tally
+from runs.events import run_changed
 from runs.models import (
     CaseStatus,
     FindingTriage,
@@ -40,6 +41,7 @@ def run_report(*, run_id: int) -> None:
             run.status, run.error = RunStatus.ERROR, reason
             run.finished_at = run.locked_at = timezone.now()
             run.save(update_fields=["status", "error", "finished_at", "locked_at"])
+            run_changed(run_id)
             return
         # At the latest now: findings stored before carrying existed, or added since judging.
         triage_carry(run=run)
@@ -63,6 +65,7 @@ def run_report(*, run_id: int) -> None:
         run.finished_at = timezone.now()
         run.locked_at = run.finished_at
         run.save()
+        run_changed(run_id)  # the run is final: `qalab_run --wait` wakes at commit
 
 
 def _fallback_refusal(run: Run) -> str:

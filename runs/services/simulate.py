@@ -23,6 +23,7 @@ from runs.artifacts import (
     load_manifest,
 )
 from runs.dispatch import Dispatcher
+from runs.events import run_changed
 from runs.models import (
     PENDING_CASE_STATUSES,
     CaseStatus,
@@ -99,9 +100,10 @@ def _claim_case(case_id: int) -> RunCase | str | None:
 def _finish_case(case: RunCase, status: str, **fields: Any) -> None:
     if fields.get("error"):
         fields["error"] = redact(fields["error"])  # may quote a bot's reply or an HTTP error
-    RunCase.objects.filter(id=case.id, status=CaseStatus.RUNNING).update(
+    if RunCase.objects.filter(id=case.id, status=CaseStatus.RUNNING).update(
         status=status, finished_at=timezone.now(), lease_expires_at=None, **fields
-    )
+    ):
+        run_changed(case.run_id)  # one more case done: a progress line for a waiter
 
 
 def _skip_pending_cases(run_id: int, *, reason: str = "") -> None:

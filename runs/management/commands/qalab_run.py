@@ -16,6 +16,7 @@ from django.db import transaction
 from qalab.database import require_migrated
 from qalab.models import Organization
 from runs import services
+from runs.events import run_events
 from runs.inline import InlineDispatcher
 from runs.models import Run, RunStatus, Verdict
 from runs.presets import PRESETS
@@ -263,20 +264,27 @@ class Command(BaseCommand):
         return report
 
     def _wait(self, run: Run, *, timeout: int) -> bool:
+        """Wait until the run is final (True) or `timeout` seconds pass (False), with a progress
+        line on every change seen and at least every HEARTBEAT_SECONDS. It re-reads the run
+        when the workers signal a change (Postgres LISTEN/NOTIFY, `runs.events`) or a
+        heartbeat is due; without notifications (SQLite) every `events.POLL_SECONDS`."""
         started = time.monotonic()
         deadline = started + timeout
         last, said = "", 0.0
-        while time.monotonic() < deadline:
-            run.refresh_from_db()
-            done = run.cases.exclude(status__in=("queued", "running")).count()
-            state = f"{run.status} · cases {done}/{run.cases.count()} · tokens {run.tokens_used:,}"
-            now = time.monotonic()
-            if state != last or now - said >= HEARTBEAT_SECONDS:  # never silent for long
-                self.stderr.write(f"  {state} · {now - started:.0f} s")
-                last, said = state, now
-            if run.is_final:
-                return True
-            time.sleep(1)
+        with run_events(run.id) as events:  # listening before the first read: nothing missed
+            while time.monotonic() < deadline:
+                run.refresh_from_db()
+                done = run.cases.exclude(status__in=("queued", "running")).count()
+                state = (
+                    f"{run.status} · cases {done}/{run.cases.count()} · tokens {run.tokens_used:,}"
+                )
+                now = time.monotonic()
+                if state != last or now - said >= HEARTBEAT_SECONDS:  # never silent for long
+                    self.stderr.write(f"  {state} · {now - started:.0f} s")
+                    last, said = state, now
+                if run.is_final:
+                    return True
+                events.wait(max(0.0, min(said + HEARTBEAT_SECONDS, deadline) - now))
         return False
 
     def _summary(self, report: RunReport) -> None:
