@@ -231,19 +231,28 @@ class MoneyMention:
     marker: str
 
 
-def range_partners(text: str, match: re.Match[str]) -> list[MoneyMention]:
+# How far either side of an amount `range_partners` reads (the other end and its joiner).
+RANGE_REACH = 24
+
+
+def range_partners(text: str, match: re.Match[str], *, offset: int = 0) -> list[MoneyMention]:
     """The bare amount at the other end of a range with `match` ("80" in "80-120 €", "120" in
-    "€80-120"); nothing when `match` is no range end."""
+    "€80-120"); nothing when `match` is no range end.
+
+    `text` may be a window of the text `match` was found in, starting at `offset` there: the
+    RANGE_REACH characters after the match and, before it, RANGE_REACH plus a few more for the
+    look-behinds (a reader of a long text passes a window, not the whole text each time)."""
     marker = match.group("pre") or match.group("post")
     own = parse_amount(match.group("n1") or match.group("n2"))
     found: list[MoneyMention] = []
     if own is None:
         return found
+    begin, end = match.start() - offset, match.end() - offset
     # A range goes up: "45,50 € - 3 heures" is an amount, then something else.
-    low = _RANGE_LOW.search(text, max(0, match.start() - 24), match.start())
+    low = _RANGE_LOW.search(text, max(0, begin - RANGE_REACH), begin)
     if low is not None and (amount := parse_amount(low.group("n"))) is not None and amount < own:
-        found.append(MoneyMention(amount, low.start("n"), low.end("n"), marker))
-    high = _RANGE_HIGH.search(text[match.end() : match.end() + 24])
+        found.append(MoneyMention(amount, offset + low.start("n"), offset + low.end("n"), marker))
+    high = _RANGE_HIGH.search(text[end : end + RANGE_REACH])
     if high is not None and (amount := parse_amount(high.group("n"))) is not None and amount > own:
         start = match.end() + high.start("n")
         found.append(MoneyMention(amount, start, match.end() + high.end("n"), marker))
