@@ -100,15 +100,31 @@ def mask(chars: list[str], start: int, end: int) -> None:
 def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = False) -> list[Fact]:
     """All facts in `text`, in order. `lenient` (for support sources) also reads bare '80.00'
     and numbers not dialled or introduced as phones."""
-    strict, every = _facts_of(text, default_currency)
+    remembered = _remembered if len(text) <= _LONG else _remembered_long
+    strict, every = remembered(text, default_currency)
     return list(every if lenient else strict)
 
 
-@functools.lru_cache(maxsize=512)
-def _facts_of(text: str, default_currency: str) -> tuple[tuple[Fact, ...], tuple[Fact, ...]]:
-    """The facts of `text` read once for both readings, (strict, lenient), and remembered: the
-    checks of a case read the same KB and replies many times (issue 19: the deterministic
-    checks of a Regression run in under 2 CPU seconds)."""
+# The checks of a case read the same KB and replies many times (the KB ~5 times): a text is
+# read once for both readings and remembered (issue 19: the deterministic checks of a
+# Regression run in under 2 CPU seconds). A long KB (every fixture of a big org carries it
+# whole) is kept for the current case only (its text and its readable text), so the memory
+# held stays bounded: 256 texts of at most 20,000 characters, and two long ones.
+_LONG = 20_000
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered(text: str, default_currency: str) -> tuple[tuple[Fact, ...], tuple[Fact, ...]]:
+    return _both_readings(text, default_currency)
+
+
+@functools.lru_cache(maxsize=2)
+def _remembered_long(text: str, default_currency: str) -> tuple[tuple[Fact, ...], tuple[Fact, ...]]:
+    return _both_readings(text, default_currency)
+
+
+def _both_readings(text: str, default_currency: str) -> tuple[tuple[Fact, ...], tuple[Fact, ...]]:
+    """The facts of `text` (strict, lenient), read once for both."""
     found = sorted(_read_facts(text, default_currency=default_currency), key=lambda f: f[0].start)
     return tuple(f for f, lenient_only in found if not lenient_only), tuple(f for f, _ in found)
 
