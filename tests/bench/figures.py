@@ -118,9 +118,10 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def table(data: dict[str, Any]) -> list[str]:
+def table(data: dict[str, Any], *, since: str = "") -> list[str]:
     """The figures as text lines: key, value, target, met, note (details and the machine note
-    leave out the columns they have no use for)."""
+    leave out the columns they have no use for). A figure measured before `since` (an ISO time,
+    the session's start) is marked as left from an earlier session."""
     targets = data.get("targets", {})
     rows = [("figure", "value", "target", "met", "note")]
     for key, value in data.items():
@@ -135,13 +136,17 @@ def table(data: dict[str, Any]) -> list[str]:
         else:
             shown_goal = ("≥ " if entry.get("at_least") else "≤ ") + _show(goal)
         ok = met(value, entry)
+        note = entry.get("note", "")
+        measured = entry.get("measured_at", "")
+        if since and measured < since:
+            note = f"{note} [earlier session, {measured or 'time unknown'}]".strip()
         rows.append(
             (
                 key,
                 _show(value),
                 shown_goal,
                 {True: "yes", False: "NO", None: ""}[ok],
-                entry.get("note", ""),
+                note,
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
