@@ -70,11 +70,15 @@ def judge_case(
     config: JudgeConfig,
     extra: list[Finding] | None = None,
     available: frozenset[Need] = EVERYTHING,
+    raw: list[Finding] | None = None,
 ) -> CaseJudgement:
     """Findings, scores and pass/fail of one case: the deterministic checks, plus `extra`
     (verified LLM findings) whose fingerprint no deterministic finding already has, merged so
-    that one defect is one finding."""
-    findings = raw_findings(case, manifest, config, available=available)
+    that one defect is one finding. `raw`: what `raw_findings` said of this very case earlier
+    (the checks are then not run again)."""
+    if raw is None:
+        raw = raw_findings(case, manifest, config, available=available)
+    findings = list(raw)
     known = {f.fingerprint for f in findings}
     for finding in extra or []:
         if finding.fingerprint not in known:

@@ -46,6 +46,7 @@ class ArtifactKind(StrEnum):
     MANIFEST = "manifest"
     BLUEPRINT = "blueprint"
     LLM_REVIEW = "llm_review"
+    CASE_CHECKS = "case_checks"  # a case's deterministic findings, made when its talk ended
 
 
 # --------------------------------------------------------------------------- org context

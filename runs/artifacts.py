@@ -1,14 +1,18 @@
 """A run's artifact rows and the typed documents they hold: the one place they are converted.
 
 Each row is one JSON document of an `ArtifactKind` under a key: a fixture per fixture key, one
-manifest, a blueprint per scenario, an LLM review per case. Readers get pydantic models, writers
+manifest, a blueprint per scenario, an LLM review and the deterministic checks' findings per
+case. Readers get pydantic models, writers
 give them; nobody else parses an artifact's content.
 """
 
 from __future__ import annotations
 
+from pydantic import TypeAdapter
+
 from generator.schemas import Artifacts, Blueprint, Fixture, Manifest
 from judge.llm_judge import ReviewResult
+from judge.schemas import Finding
 from qalab.domain import ArtifactKind
 from qalab.orgs import sha256_text
 from runs.models import Run, RunArtifact
@@ -125,6 +129,28 @@ def store_review(run: Run, key: str, result: ReviewResult) -> None:
     RunArtifact.objects.get_or_create(
         run=run,
         kind=ArtifactKind.LLM_REVIEW,
+        key=key,
+        defaults={"content": content, "sha256": sha256_text(content)},
+    )
+
+
+_FINDINGS = TypeAdapter(list[Finding])
+
+
+def load_case_checks(run: Run) -> dict[str, list[Finding]]:
+    """The deterministic checks' findings stored when each case ended, by scenario key."""
+    return {
+        a.key: _FINDINGS.validate_json(a.content)
+        for a in run.artifacts.filter(kind=ArtifactKind.CASE_CHECKS)
+    }
+
+
+def store_case_checks(run: Run, key: str, findings: list[Finding]) -> None:
+    """Keep what the deterministic checks found in one ended case (the judge stage reuses it)."""
+    content = _FINDINGS.dump_json(findings).decode()
+    RunArtifact.objects.get_or_create(
+        run=run,
+        kind=ArtifactKind.CASE_CHECKS,
         key=key,
         defaults={"content": content, "sha256": sha256_text(content)},
     )

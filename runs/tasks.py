@@ -6,7 +6,10 @@ enqueues the next stage's task here once the current transaction commits (ids on
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
+from celery.signals import worker_init
 
 from runs import services
 
@@ -59,3 +62,18 @@ def run_report_task(run_id: int) -> None:
 def reap_stale_work_task() -> None:
     """Beat: re-dispatch work whose message was lost or whose worker died."""
     services.reap_stale_work(dispatcher=CeleryDispatcher())
+
+
+@worker_init.connect
+def preload_for_the_pool(**_: Any) -> None:
+    """Import in the worker's main process, before it forks its pool, what every task would
+    otherwise import in each child on first use: the OpenAI SDK (~0.7 s of CPU) and the judge's
+    checks (~0.5 s). With a case per child, that was a second of CPU per case, paid again by
+    every child, and on a 2-core machine running a whole Quick run at once, seconds of wall
+    time (issue 19). The children share the imported pages copy-on-write."""
+    import openai.resources.chat.completions  # noqa: F401  (the SDK loads it lazily)
+
+    import qalab.llm.openai_engine  # noqa: F401
+    from judge.checks import all_checks
+
+    all_checks()

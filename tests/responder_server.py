@@ -8,6 +8,7 @@
 
 With `hold` (case key, turn), the first request for that turn waits, with `holding` set, until
 `release` is set: a test acts while the bot is known to be mid-reply.
+`reply(body)` makes each normal answer (default: `default_reply`).
 With `echo_auth`, every reply quotes the auth header it was sent (a careless bot's debug line).
 Faults per case key (the end of the session id): `timeout` (sleeps `sleep` seconds), `garbage`
 (a 200 that is not JSON), `500`, `wrong_shape` (JSON without `reply`), `huge` (10 MB),
@@ -20,6 +21,7 @@ import json
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -48,7 +50,9 @@ class ResponderServer:
         latency: float = 0.0,
         echo_auth: bool = False,
         hold: tuple[str, int] | None = None,
+        reply: Callable[[dict[str, Any]], dict[str, Any]] = default_reply,
     ) -> None:
+        self.reply = reply
         self.faults = faults if faults is not None else {}
         self.sleep = sleep
         self.latency = latency
@@ -115,7 +119,7 @@ class ResponderServer:
                     return self._send(200, b'{"answer": "I use another contract"}')
                 if fault == "huge":
                     return self._send(200, b'{"reply": "' + b"x" * HUGE_BYTES + b'"}')
-                reply = default_reply(body)
+                reply = server.reply(body)
                 if server.echo_auth:
                     reply["reply"] += f" (debug: you sent {self.headers.get('Authorization')})"
                 with server._lock:

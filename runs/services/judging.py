@@ -13,12 +13,13 @@ from judge.actions import top_actions
 from judge.engine import judge_case
 from judge.llm_actions import phrase_actions
 from judge.llm_judge import ReviewResult, review_case
-from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, TopAction
+from judge.schemas import CaseTranscript, Evidence, Finding, TopAction
 from qalab.domain import SEVERITY_ORDER
 from qalab.llm import BudgetExceeded, RunEnded
 from qalab.llm.base import QuotaExhausted
 from runs.artifacts import (
     load_blueprint,
+    load_case_checks,
     load_fixture,
     load_manifest,
     load_reviews,
@@ -34,6 +35,7 @@ from runs.models import (
     RunTopAction,
 )
 from runs.services.carry import triage_carry
+from runs.services.case_judging import judge_config
 from runs.services.common import (
     logger,
     stage_engine,
@@ -169,11 +171,8 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
         run = Run.objects.select_for_update().get(id=run_id)
         if run.status != RunStatus.JUDGING or run.locked_at:
             return
-        config = JudgeConfig(
-            strictness=run.config["strictness"],
-            min_score_to_pass=run.config["min_score_to_pass"],
-            max_questions_per_turn=run.config.get("max_questions_per_turn", 2),
-        )
+        config = judge_config(run)
+        checked = load_case_checks(run)  # what the cases' own workers found when they ended
         cases = {c.scenario_key: c for c in run.cases.filter(status=CaseStatus.DONE)}
         findings: list[Finding] = []
         if cases:
@@ -186,6 +185,7 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                     manifest,
                     config=config,
                     extra=review.findings if review else None,
+                    raw=checked.get(key),
                 )
                 findings.extend(judgement.findings)
                 case.score_groundedness = judgement.scores.groundedness

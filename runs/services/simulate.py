@@ -32,6 +32,7 @@ from runs.models import (
     RunStatus,
     RunTurn,
 )
+from runs.services.case_judging import judge_ended_case
 from runs.services.common import (
     logger,
     run_lock_if_idle,
@@ -192,6 +193,16 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
                     latency_ms=latency_ms,
                 )
                 history.append(turn)
+            # Judged now, while other cases still talk (the judge stage reuses it).
+            judge_ended_case(
+                run,
+                case,
+                blueprint=blueprint,
+                fixture=fixture,
+                manifest=manifest,
+                turns=history,
+                engine=engine,
+            )
         except RunEnded as exc:
             # Cancelled or errored while this case was talking: it stops at its next LLM call.
             logger.info("run %s case %s: %s", run.id, case.scenario_key, exc)
