@@ -52,8 +52,12 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+## bench: performance figures (Postgres, Redis, a real worker, the latency-injecting test
+## servers) printed as a table and written to var/bench.json; not part of `make test`.
 bench: $(STAMP)
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) -m pytest tests/bench -m "slow or not slow" -s
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
+	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
+	$(PY) -m pytest tests/bench -m "slow or not slow" -s
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache
