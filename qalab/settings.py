@@ -164,8 +164,11 @@ QALAB_LLM_JSON_MODE = envchoice(
 # that never validated), a run ends `error` rather than carry a verdict the model did not earn.
 QALAB_LLM_MAX_FALLBACK_SHARE = envshare("QALAB_LLM_MAX_FALLBACK_SHARE", 0.2)
 # How system messages reach the server: as they are, as user messages, or merged into the first
-# user message (for chat templates that drop or refuse the system role).
-QALAB_LLM_SYSTEM_ROLE = envchoice("QALAB_LLM_SYSTEM_ROLE", "system", ("system", "user", "merge"))
+# user message (for chat templates that drop or refuse the system role); `auto`: one probe per
+# endpoint picks `system` or `merge` (qalab.llm.probe.probe_system_role).
+QALAB_LLM_SYSTEM_ROLE = envchoice(
+    "QALAB_LLM_SYSTEM_ROLE", "system", ("system", "user", "merge", "auto")
+)
 QALAB_LLM_TIMEOUT_SECONDS = envint("QALAB_LLM_TIMEOUT_SECONDS", 60, minimum=1)
 QALAB_LLM_MAX_RETRIES = envint("QALAB_LLM_MAX_RETRIES", 4, minimum=0)
 # LLM calls of one stage that may be in flight at once from one worker: a run's fixture items,

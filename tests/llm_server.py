@@ -9,6 +9,8 @@ It answers `POST /v1/chat/completions` with a JSON instance generated from the r
 (`response_format.json_schema.schema`, or `response_format.schema` for llama.cpp-style
 `json_object` requests, or `{}` without one) and `GET /v1/models`. Faults are drawn per request
 from a seeded `random.Random` over the rates, or forced in order with `fault_script`.
+`profile=` sets the quirks of a real server family together (`tests.llm_profiles`: `openai`,
+`llamacpp`, `vllm`, `ollama`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,19 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.llm_profiles import (
+    context_error,
+    follow_instructions,
+    get_profile,
+    is_json_object_request,
+    prompt_key,
+    seen_messages,
+    with_raw_newlines,
+)
 
 # Fault names, also the values accepted by `fault_script`.
 FAULTS = ("ok", "429", "quota_429", "500", "timeout", "invalid_json", "length")
@@ -185,7 +198,12 @@ class FakeOpenAI:
     `rate_invalid_json`, `rate_length`; `reject_json_schema` (`json_schema_status`, 400 by default,
     for `json_schema` requests);
     `fault_script` (faults of the first requests, in order, from FAULTS); `brain(body)` returning
-    custom content (None -> the schema-driven generator); `report_usage` (False omits usage).
+    custom content (None -> the schema-driven generator); `report_usage` (False omits usage);
+    `profile` (`tests.llm_profiles.PROFILES`; `reject_json_schema` and `json_schema_status`
+    given explicitly win over the profile's); `context_length` (vLLM's limit, for `vllm`).
+    The schema-driven replies follow `set the field "x" to "y"` instructions the model sees.
+    Observed: `requests` (as sent), `seen_prompts` (the messages the model saw after the chat
+    template), `dropped_system` (system messages a template dropped), `replies` (contents).
     """
 
     def __init__(
@@ -200,11 +218,13 @@ class FakeOpenAI:
         timeout_sleep: float = 2.0,
         rate_invalid_json: float = 0.0,
         rate_length: float = 0.0,
-        reject_json_schema: bool = False,
-        json_schema_status: int = 400,
+        reject_json_schema: bool | None = None,
+        json_schema_status: int | None = None,
         fault_script: list[str] | None = None,
         brain: Brain | None = None,
         report_usage: bool = True,
+        profile: str = "openai",
+        context_length: int | None = None,
     ) -> None:
         unknown = [f for f in fault_script or [] if f not in FAULTS]
         if unknown:
@@ -219,8 +239,15 @@ class FakeOpenAI:
             "length": rate_length,
         }
         self.timeout_sleep = timeout_sleep
-        self.reject_json_schema = reject_json_schema
-        self.json_schema_status = json_schema_status
+        self.profile = get_profile(profile)
+        if context_length is not None:
+            self.profile = replace(self.profile, context_length=context_length)
+        self.reject_json_schema = (
+            self.profile.reject_json_schema if reject_json_schema is None else reject_json_schema
+        )
+        self.json_schema_status = (
+            self.profile.json_schema_status if json_schema_status is None else json_schema_status
+        )
         self.fault_script = list(fault_script or [])
         self.brain = brain
         self.report_usage = report_usage
@@ -235,6 +262,10 @@ class FakeOpenAI:
         self.max_in_flight = 0  # the most requests being answered at once
         self._in_flight = 0
         self.spans: list[tuple[str, float, float]] = []  # (model, start, end) of each answer
+        self.seen_prompts: list[list[dict[str, Any]]] = []
+        self.dropped_system = 0
+        self.replies: list[str] = []
+        self._evaluated: set[str] = set()  # prompts an Ollama-style cache has evaluated
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -339,28 +370,51 @@ class FakeOpenAI:
                 return custom
             if custom is not None:
                 return json.dumps(custom)
-        return json.dumps(instance_for(request_schema(body)))
+        instance = instance_for(request_schema(body))
+        return json.dumps(follow_instructions(instance, body.get("messages", [])))
+
+    def prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
+        prompt_chars = 0
+        for message in messages:
+            value = message.get("content")
+            if isinstance(value, str):
+                prompt_chars += len(value)
+            elif isinstance(value, list):  # content parts
+                prompt_chars += sum(len(str(p.get("text", ""))) for p in value)
+        return _tokens(prompt_chars)
+
+    def context_error(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The profile's refusal of a request over its context length (vLLM), or None."""
+        seen = seen_messages(self.profile, body.get("messages", []))
+        max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
+        return context_error(self.profile, self.prompt_tokens(seen), max_tokens)
 
     def completion(self, body: dict[str, Any], fault: str) -> dict[str, Any]:
-        content = self.content_for(body)
+        sent = body.get("messages", [])
+        seen = seen_messages(self.profile, sent)  # after the server's chat template
+        content = self.content_for({**body, "messages": seen})
+        if self.profile.raw_newlines and is_json_object_request(body):
+            content = with_raw_newlines(content)
         finish_reason = "stop"
         if fault == "invalid_json":
             content = INVALID_JSON_CONTENT
         elif fault == "length":
             content = content[: len(content) // 2]
             finish_reason = "length"
-        prompt_chars = 0
-        for message in body.get("messages", []):
-            value = message.get("content")
-            if isinstance(value, str):
-                prompt_chars += len(value)
-            elif isinstance(value, list):  # content parts
-                prompt_chars += sum(len(str(p.get("text", ""))) for p in value)
         max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
         completion_tokens = _tokens(len(content))
         if max_tokens:
             completion_tokens = min(completion_tokens, int(max_tokens))
-        prompt_tokens = _tokens(prompt_chars)
+        prompt_tokens = self.prompt_tokens(seen)
+        with self._lock:
+            self.seen_prompts.append(seen)
+            self.dropped_system += len(sent) - len(seen)
+            self.replies.append(content)
+            if self.profile.cached_prompt_is_free:
+                key = prompt_key(body, seen)
+                if key in self._evaluated:  # Ollama: "0 for completions where prompt
+                    prompt_tokens = 0  # evaluation is cached" (docs/openai.md, Notes)
+                self._evaluated.add(key)
         with self._lock:
             number = len(self._requests)
         reply: dict[str, Any] = {
@@ -464,6 +518,8 @@ class _Handler(BaseHTTPRequestHandler):
             if fake.json_schema_status >= 500:  # llama.cpp's server: a 500 with its own text
                 message = "Internal Server Error: unsupported response_format json_schema"
             self._send(fake.json_schema_status, _error(message, "invalid_request_error", None))
+        elif (refusal := fake.context_error(body)) is not None:
+            self._send(400, refusal)  # vLLM: over the context length, a flat error body
         elif fault == "429":
             self._send(
                 429,

@@ -90,6 +90,8 @@ def openai_engine_from_settings(*, ledger: Ledger) -> OpenAIEngine:
     replay_dir = getattr(settings, "QALAB_LLM_REPLAY_DIR", "")
     base_url = getattr(settings, "QALAB_LLM_BASE_URL", "") or None
     mode = getattr(settings, "QALAB_LLM_JSON_MODE", "json_schema")
+    system_role = getattr(settings, "QALAB_LLM_SYSTEM_ROLE", "system")
+    endpoint = base_url or ""
     engine = OpenAIEngine(
         ledger=ledger,
         models=models,
@@ -98,13 +100,20 @@ def openai_engine_from_settings(*, ledger: Ledger) -> OpenAIEngine:
         json_mode=_PROBED.get(base_url or "", "json_schema") if mode == "auto" else mode,
         timeout=float(getattr(settings, "QALAB_LLM_TIMEOUT_SECONDS", 60)),
         max_retries=int(getattr(settings, "QALAB_LLM_MAX_RETRIES", 4)),
-        system_role=getattr(settings, "QALAB_LLM_SYSTEM_ROLE", "system"),
+        system_role=(
+            _PROBED_ROLES.get(endpoint, "system") if system_role == "auto" else system_role
+        ),
         replay_dir=Path(replay_dir) if replay_dir else None,
     )
     if mode == "auto" and (base_url or "") not in _PROBED:
         # One metered probe per endpoint and process: json_schema, or json_object after a 400.
         engine.json_mode = _PROBED[base_url or ""] = engine.probe_json_mode()
+    if system_role == "auto" and endpoint not in _PROBED_ROLES:
+        # One metered probe per endpoint and process, in the JSON mode chosen above: does the
+        # model see system messages (`system`), or does the chat template drop them (`merge`)?
+        engine.system_role = _PROBED_ROLES[endpoint] = engine.probe_system_role()
     return engine
 
 
-_PROBED: dict[str, str] = {}
+_PROBED: dict[str, str] = {}  # endpoint -> the JSON mode `auto` picked
+_PROBED_ROLES: dict[str, str] = {}  # endpoint -> the system role `auto` picked

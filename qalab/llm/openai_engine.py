@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import openai
-from pydantic import BaseModel
 
 from qalab.llm.base import (
     ChatReply,
@@ -38,7 +37,6 @@ from qalab.llm.structured import (
     JsonMode,
     SystemRole,
     adapt_system_role,
-    canonical_json,
     prepare_messages,
     request_options,
     schema_name,
@@ -381,50 +379,19 @@ class OpenAIEngine:
             self.ledger.record(role=role, purpose=purpose, status="replayed", raw=reply.content)
         return reply
 
-    # ------------------------------------------------------------------ capability probe
+    # ------------------------------------------------------------------ capability probes
     def probe_json_mode(self, *, role: Role = "generator") -> JsonMode:
-        """The best JSON mode the server takes, tried in order `json_schema` -> `json_object`
-        -> `text`. A mode is not supported when the server answers it with an HTTP error, 4xx
-        or 5xx (llama.cpp's server answers 500 to `json_schema`), or with a reply that ignores
-        the schema. One tiny metered request per mode tried (purpose `probe_json_mode`), with no
-        retries: a retried refusal only delays the answer. An endpoint that cannot be reached
-        at all raises (the run then ends `error` with the reason)."""
+        """The best JSON mode the server takes (`qalab.llm.probe.probe_json_mode`)."""
+        from qalab.llm.probe import probe_json_mode
 
-        class Probe(BaseModel):
-            ok: bool
+        return probe_json_mode(self, role=role)
 
-        schema = Probe.model_json_schema()
-        retries, self.max_retries = self.max_retries, 0
-        try:
-            for mode in ("json_schema", "json_object"):
-                try:
-                    reply, _ = self._complete(
-                        role=role,
-                        purpose="probe_json_mode",
-                        model=self.model_for(role),
-                        messages=[{"role": "user", "content": 'Reply with {"ok": true}.'}],
-                        max_tokens=16,
-                        schema=schema,
-                        schema_name="probe",
-                        schema_text=canonical_json(schema),
-                        attempt=0,
-                        json_mode=mode,
-                    )
-                except QuotaExhausted:
-                    raise
-                except LlmError as exc:
-                    if exc.status_code is None:  # unreachable, timed out: not an answer
-                        raise
-                    logger.info("probe: %s not supported by %s: %s", mode, self.endpoint, exc)
-                    continue
-                if validate_reply(reply.content, Probe)[0] is not None:
-                    return mode
-                logger.info(
-                    "probe: %s ignored by %s (the reply is off-schema)", mode, self.endpoint
-                )
-            return "text"
-        finally:
-            self.max_retries = retries
+    def probe_system_role(self, *, role: Role = "generator") -> SystemRole:
+        """`system`, or `merge` when the model does not see system messages
+        (`qalab.llm.probe.probe_system_role`)."""
+        from qalab.llm.probe import probe_system_role
+
+        return probe_system_role(self, role=role)
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

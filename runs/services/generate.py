@@ -58,6 +58,8 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
         snapshot["preflight"] = preflight
     if json_mode := getattr(engine, "json_mode", None):
         snapshot["json_mode"] = json_mode  # the mode in use (with `auto`: the probe's pick)
+    if system_role := getattr(engine, "system_role", None):
+        snapshot["system_role"] = system_role  # likewise: how system messages are sent
     if snapshot:
         run.source = {**run.source, **snapshot}
         Run.objects.filter(id=run_id).update(source=run.source)
