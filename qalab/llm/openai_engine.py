@@ -141,7 +141,8 @@ class OpenAIEngine:
         reply: Reply | None = None
         errors = ""
         for turn in range(2):  # the first reply, then at most one repair turn
-            if reply is not None and reply.finish_reason == "length":
+            length_retry = reply is not None and reply.finish_reason == "length"
+            if length_retry:
                 # Cut off at the limit: the same request once more with room to finish (a
                 # repair turn would resend the cut reply and leave even less room).
                 max_tokens = min(max_tokens * 2, max(max_tokens, LENGTH_RETRY_MAX_TOKENS))
@@ -160,19 +161,31 @@ class OpenAIEngine:
                 max_tokens=max_tokens,
                 json_mode=self.json_mode,
             )
-            reply = self._replay(key, role=role, purpose=purpose)
-            if reply is None:
-                reply, attempt = self._complete(
-                    role=role,
-                    purpose=purpose,
-                    model=model,
-                    messages=request_messages,
-                    max_tokens=max_tokens,
-                    schema=schema,
-                    schema_name=schema_name(role, output),
-                    schema_text=schema_text,
-                    attempt=attempt,
-                )
+            replayed = self._replay(key, role=role, purpose=purpose)
+            if replayed is not None:
+                reply = replayed
+            else:
+                try:
+                    reply, attempt = self._complete(
+                        role=role,
+                        purpose=purpose,
+                        model=model,
+                        messages=request_messages,
+                        max_tokens=max_tokens,
+                        schema=schema,
+                        schema_name=schema_name(role, output),
+                        schema_text=schema_text,
+                        attempt=attempt,
+                    )
+                except LlmError as exc:
+                    # A server may refuse the larger limit (vLLM: prompt + max_tokens over the
+                    # context length is a 400): the task falls back, counted, as a cut reply
+                    # would have; the run goes on.
+                    refused = exc.status_code is not None and 400 <= exc.status_code < 500
+                    if not (length_retry and refused) or isinstance(exc, QuotaExhausted):
+                        raise
+                    errors = f"{errors}; the retry with {max_tokens} tokens was refused: {exc}"
+                    break
                 store_reply(self.replay_dir, key, model=model, role=role, reply=reply)
             if reply.finish_reason == "length":
                 errors = (

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from qalab.llm.base import LlmError, NullLedger
 from qalab.llm.probe import SYSTEM_ROLE_MARKER
-from tests.llm.test_openai_engine import MESSAGES, make_engine
+from tests.llm.test_openai_engine import MESSAGES, make_engine, statuses
 from tests.llm_profiles import with_raw_newlines
 from tests.llm_server import FakeOpenAI
 
@@ -180,3 +180,12 @@ def test_ollama_reports_no_prompt_tokens_for_a_cached_prompt() -> None:
     assert server.usage_total == sum(
         r.usage.prompt_tokens + r.usage.completion_tokens for r in (first, again, other)
     )
+
+
+def test_a_cut_reply_whose_longer_retry_vllm_refuses_falls_back_and_is_counted() -> None:
+    # ~20 prompt tokens + 200 fit in 300; the retry of a cut reply asks for 400 and gets the 400.
+    with FakeOpenAI(profile="vllm", context_length=300, fault_script=["length"]) as server:
+        engine, _ = make_engine(server)
+        assert notes(engine).markdown == "offline"
+    assert [b["max_tokens"] for b in server.requests] == [200, 400]
+    assert statuses(engine.ledger) == ["length", "error:400", "fallback"]
