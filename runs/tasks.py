@@ -6,6 +6,7 @@ enqueues the next stage's task here once the current transaction commits (ids on
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import shared_task
@@ -64,16 +65,26 @@ def reap_stale_work_task() -> None:
     services.reap_stale_work(dispatcher=CeleryDispatcher())
 
 
+WARM_UP_EXAMPLES = 30
+logger = logging.getLogger("qalab.runs")
+
+
 @worker_init.connect
 def preload_for_the_pool(**_: Any) -> None:
-    """Import in the worker's main process, before it forks its pool, what every task would
-    otherwise import in each child on first use: the OpenAI SDK (~0.7 s of CPU) and the judge's
-    checks (~0.5 s). With a case per child, that was a second of CPU per case, paid again by
-    every child, and on a 2-core machine running a whole Quick run at once, seconds of wall
-    time (issue 19). The children share the imported pages copy-on-write."""
+    """Import and warm up in the worker's main process, before it forks its pool, what every
+    task would otherwise load in each child on first use: the OpenAI SDK (~0.7 CPU s), the
+    judge's checks (~0.5 s), their compiled patterns and caches (~0.15 s). With a case per
+    child, each child paid that again; on a 2-core machine running a whole Quick run at once,
+    seconds of wall time (issue 19). The children share the loaded pages copy-on-write."""
     import openai.resources.chat.completions  # noqa: F401  (the SDK loads it lazily)
 
     import qalab.llm.openai_engine  # noqa: F401
-    from judge.checks import all_checks
+    from judge.engine import judge_case
+    from judge.examples import CONFIG, demo_manifest, load_examples
 
-    all_checks()
+    try:  # a few of the checks' own labeled examples, judged once here
+        manifest = demo_manifest()
+        for loaded in load_examples()[:WARM_UP_EXAMPLES]:
+            judge_case(loaded.example.case(), manifest, config=CONFIG)
+    except Exception:  # only a warm-up: the worker works without it
+        logger.exception("worker warm-up failed; the pool starts cold")
