@@ -91,17 +91,16 @@ def dependent_chain(run: Run) -> dict[str, int]:
 
 
 def timeline(run: Run, started: datetime, ended: datetime) -> dict[str, float]:
-    """Where the wall time went, in seconds: from the CLI's start to its end, by stage."""
+    """Where the wall time went, in seconds: from the CLI's start to its end, by stage (a
+    case's own review and checks are part of its simulation)."""
     cases = run.cases.all()
     first = min(c.started_at for c in cases if c.started_at)
     last = max(c.finished_at for c in cases if c.finished_at)
-    judged = run.llm_calls.filter(role="judge").order_by("created_at").first()
     marks = [
         ("to generation", run.started_at),
         ("generation", first),
-        ("simulation", last),
-        ("to first review", judged.created_at if judged else last),
-        ("judging and report", run.finished_at),
+        ("cases", last),
+        ("judge stage and report", run.finished_at),
         ("to the CLI", ended),
     ]
     out, before = {}, started
