@@ -97,6 +97,11 @@ def mask(chars: list[str], start: int, end: int) -> None:
         chars[i] = " "
 
 
+_DIGIT = re.compile(r"\d")
+# The only patterns that can match a text without a digit.
+_NO_DIGIT_NEEDED = frozenset({_EMAIL, _URL, SPOKEN_DIGITS, SPOKEN_MONEY, SPOKEN_DURATION})
+
+
 def extract_facts(text: str, *, default_currency: str = "EUR", lenient: bool = False) -> list[Fact]:
     """All facts in `text`, in order. `lenient` (for support sources) also reads bare '80.00'
     and numbers not dialled or introduced as phones."""
@@ -156,7 +161,13 @@ def _read_facts(text: str, *, default_currency: str) -> list[tuple[Fact, bool]]:
         mask(chars, start, end)
         dirty = True
 
+    # Most patterns need a digit: on a text without one (a heading, most of a reply) they
+    # cannot match, so they are not run.
+    digits = _DIGIT.search(joined) is not None
+
     def scan(pattern: re.Pattern[str]) -> Iterable[re.Match[str]]:
+        if not digits and pattern not in _NO_DIGIT_NEEDED:
+            return
         for match in list(pattern.finditer(masked())):
             blank(match.start(), match.end())
             yield match
@@ -189,7 +200,7 @@ def _read_facts(text: str, *, default_currency: str) -> list[tuple[Fact, bool]]:
                 add(Fact("money", f"{money_text(end.amount)} {currency}", end.start, end.end))
                 blank(end.start, end.end)
     # Lenient only, not masked: in a KB "8.30" may be a price or a time, so it supports both.
-    for m in _BARE_DECIMAL.finditer(masked()):
+    for m in _BARE_DECIMAL.finditer(masked() if digits else ""):
         amount = parse_amount(m.group(0))
         if amount is not None:
             value = f"{money_text(amount)} {default_currency}"
