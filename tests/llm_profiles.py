@@ -28,6 +28,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+# llama-cpp-python's server's answer to `response_format: json_schema`, as received from
+# llama-cpp-python 0.3.36 (tests/realserver): HTTP 500, type `internal_server_error`, and this
+# multi-line message, a pydantic validation error and a traceback (path shortened).
+LLAMACPP_JSON_SCHEMA_500 = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File "
+    '"/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 376, in '
+    "create_chat_completion\n    POST /v1/chat/completions"
+)
+
 # vLLM's context limit when the profile is asked for without one (a Llama 3 8B's 8192).
 VLLM_CONTEXT_LENGTH = 8192
 

@@ -27,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.llm_profiles import (
+    LLAMACPP_JSON_SCHEMA_500,
     context_error,
     follow_instructions,
     get_profile,
@@ -515,9 +516,10 @@ class _Handler(BaseHTTPRequestHandler):
                 "Invalid parameter: 'response_format' of type 'json_schema' is not supported "
                 "with this model."
             )
+            kind = "invalid_request_error"
             if fake.json_schema_status >= 500:  # llama.cpp's server: a 500 with its own text
-                message = "Internal Server Error: unsupported response_format json_schema"
-            self._send(fake.json_schema_status, _error(message, "invalid_request_error", None))
+                message, kind = LLAMACPP_JSON_SCHEMA_500, "internal_server_error"
+            self._send(fake.json_schema_status, _error(message, kind, None))
         elif (refusal := fake.context_error(body)) is not None:
             self._send(400, refusal)  # vLLM: over the context length, a flat error body
         elif fault == "429":

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from qalab.llm.base import LlmError, Message, QuotaExhausted, Role
-from qalab.llm.structured import JsonMode, SystemRole, canonical_json, validate_reply
+from qalab.llm.structured import JsonMode, SystemRole, canonical_json, truncate, validate_reply
 
 if TYPE_CHECKING:
     from qalab.llm.openai_engine import OpenAIEngine
@@ -31,6 +31,12 @@ SYSTEM_ROLE_MESSAGES: list[Message] = [
     },
     {"role": "user", "content": 'Reply with one JSON object: {"ok": true, "word": "..."}.'},
 ]
+
+
+def _one_line(exc: LlmError) -> str:
+    """The error for a log line: one line, cut. llama.cpp's server answers `json_schema` with a
+    500 whose body is a multi-line pydantic error and a traceback."""
+    return truncate(" ".join(str(exc).split()), 300)
 
 
 class JsonProbe(BaseModel):
@@ -98,7 +104,9 @@ def probe_json_mode(engine: OpenAIEngine, *, role: Role = "generator") -> JsonMo
             except LlmError as exc:
                 if exc.status_code is None:  # unreachable, timed out: not an answer
                     raise
-                logger.info("probe: %s not supported by %s: %s", mode, engine.endpoint, exc)
+                logger.info(
+                    "probe: %s not supported by %s: %s", mode, engine.endpoint, _one_line(exc)
+                )
                 continue
             if validate_reply(reply.content, JsonProbe)[0] is not None:
                 return mode
@@ -130,7 +138,11 @@ def probe_system_role(engine: OpenAIEngine, *, role: Role = "generator") -> Syst
     except LlmError as exc:
         if exc.status_code is None:
             raise
-        logger.info("probe: %s refused a system message, merging them: %s", engine.endpoint, exc)
+        logger.info(
+            "probe: %s refused a system message, merging them: %s",
+            engine.endpoint,
+            _one_line(exc),
+        )
         return "merge"
     finally:
         engine.system_role = sent_as

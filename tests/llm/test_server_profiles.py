@@ -45,6 +45,22 @@ def test_llamacpp_answers_json_schema_with_a_500_and_the_probe_picks_json_object
     assert server.json_schema_status == 500
 
 
+def test_the_probe_logs_llamacpps_multi_line_500_on_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Found against the real server (tests/realserver): its 500 body is a pydantic error and a
+    # traceback over five lines, and the probe's log line repeated all of them.
+    with FakeOpenAI(profile="llamacpp") as server, caplog.at_level("INFO", "qalab.llm.openai"):
+        engine, _ = make_engine(server)
+        assert engine.probe_json_mode() == "json_object"
+    [line] = [r.getMessage() for r in caplog.records if "not supported" in r.getMessage()]
+    assert "\n" not in line
+    assert line.startswith("probe: json_schema not supported by ")
+    assert "HTTP 500: 1 validation error: {'type': 'literal_error'" in line
+    assert "Input should be 'text' or 'json_object'" in line
+    assert len(line) < 400
+
+
 def test_llamacpp_writes_raw_newlines_in_json_object_strings_and_they_are_read() -> None:
     text = "# Front desk\nGreet\tevery patient."
     with FakeOpenAI(profile="llamacpp", brain=lambda body: {"markdown": text}) as server:
