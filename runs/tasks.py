@@ -76,9 +76,16 @@ def preload_for_the_pool(**_: Any) -> None:
     judge's checks (~0.5 s), their compiled patterns and caches (~0.15 s). With a case per
     child, each child paid that again; on a 2-core machine running a whole Quick run at once,
     seconds of wall time (issue 19). The children share the loaded pages copy-on-write."""
-    import openai.resources.chat.completions  # noqa: F401  (the SDK loads it lazily)
+    import openai
 
     import qalab.llm.openai_engine  # noqa: F401
+
+    # A throwaway client, never used for a request: building it and touching its chat
+    # resource loads the HTTP stack (httpx, its TLS trust store) and the SDK's lazy modules.
+    # Each child builds its own client later (qalab.llm.clients: never shared across a fork).
+    throwaway = openai.OpenAI(api_key="warm-up", base_url="http://127.0.0.1:9/v1")
+    assert throwaway.chat.completions is not None
+    throwaway.close()
     from judge.engine import judge_case
     from judge.examples import CONFIG, demo_manifest, load_examples
 

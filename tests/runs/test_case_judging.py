@@ -61,7 +61,7 @@ import sys, django
 django.setup()
 from judge.checks import REGISTRY
 from runs.tasks import preload_for_the_pool
-wanted = [p.rpartition(".")[0] for p in REGISTRY.values()] + ["openai.resources.chat.completions"]
+wanted = [p.rpartition(".")[0] for p in REGISTRY.values()] + ["openai.resources.chat.completions.completions"]
 before = [m for m in wanted if m in sys.modules]
 preload_for_the_pool()
 print(len(before), sum(m in sys.modules for m in wanted), len(wanted))
