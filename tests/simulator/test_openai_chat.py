@@ -125,8 +125,9 @@ def test_the_web_form_takes_prompt_files_only_from_the_prompt_folders(tmp_path, 
     assert settings.QALAB_RESPONDER_PROMPT_DIRS == ("docs/prompts",)
     assert refusal(f"openai-chat:m?prompt=file:{DEMO_PROMPT}&kb=retrieve:2") is None
     assert refusal("openai-chat?prompt=text:You are kind.") is None
-    # In the project, so the command line may read it; the web may not (settings, var/ ...).
-    for path in ("README.md", "qalab/settings.py", "docs/prompts/../../qalab/settings.py"):
+    # In the project and under the 64,000-byte prompt limit, so the command line may read it;
+    # the web may not (settings, var/ ...).
+    for path in ("pyproject.toml", "qalab/settings.py", "docs/prompts/../../qalab/settings.py"):
         spec = f"openai-chat:m?prompt=file:{path}"
         get_responder(spec)
         assert "web form reads prompt files only from there" in refusal(spec), path
