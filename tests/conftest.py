@@ -24,6 +24,19 @@ def _no_ci_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
+def fresh_probes() -> Iterator[None]:
+    """The openai engine's capability probes (JSON mode, system role) run again for this test's
+    server: their answers are cached per endpoint and process."""
+    from qalab.llm import _PROBED, _PROBED_ROLES
+
+    _PROBED.clear()
+    _PROBED_ROLES.clear()
+    yield
+    _PROBED.clear()
+    _PROBED_ROLES.clear()
+
+
+@pytest.fixture
 def demo_org(db):
     from tests.factories import import_demo_org
 

@@ -99,7 +99,8 @@ def _case_error_finding(case: RunCase) -> Finding:
     )
 
 
-def _transcript(run: Run, case: RunCase) -> CaseTranscript:
+def case_transcript(run: Run, case: RunCase) -> CaseTranscript:
+    """One case as the judge reads it: its blueprint, fixture, turns and final status."""
     return CaseTranscript(
         case_key=case.scenario_key,
         blueprint=load_blueprint(run.id, case.scenario_key),
@@ -135,7 +136,7 @@ def _llm_reviews(run_id: int) -> dict[str, ReviewResult]:
             return None
         try:
             result = review_case(
-                _transcript(run, case),
+                case_transcript(run, case),
                 manifest,
                 engine=engine,
                 purpose=f"judge:{case.scenario_key}",
@@ -178,7 +179,7 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
         if cases:
             manifest = load_manifest(run.id)
             for key, case in sorted(cases.items()):
-                transcript = _transcript(run, case)
+                transcript = case_transcript(run, case)
                 review = reviews.get(key)
                 judgement = judge_case(
                     transcript,

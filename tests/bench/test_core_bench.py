@@ -29,14 +29,15 @@ from django.db import connections
 from django.db.models import Sum
 
 from judge.engine import judge_case
-from judge.schemas import CaseTranscript, JudgeConfig
+from judge.schemas import CaseTranscript
 from qalab.llm import BudgetExceeded, Usage
 from runs import services
-from runs.artifacts import load_blueprint, load_fixture, load_manifest
+from runs.artifacts import load_manifest
 from runs.budget import DbLedger
 from runs.inline import InlineDispatcher
 from runs.models import CaseStatus, LlmCall, Run, RunStatus
-from runs.services.simulate import turn_from_row
+from runs.services.case_judging import judge_config
+from runs.services.judging import case_transcript
 from tests.bench.figures import record
 from tests.big_kb import write_big_org
 from tests.runs.bulk import bulk_runs
@@ -83,16 +84,8 @@ def _forget_read_texts() -> int:
 
 def _transcripts(run: Run) -> list[CaseTranscript]:
     """Every completed case of the run as the judge stage reads it."""
-    return [
-        CaseTranscript(
-            case_key=case.scenario_key,
-            blueprint=load_blueprint(run.id, case.scenario_key),
-            fixture=load_fixture(run.id, case.fixture_key),
-            turns=[turn_from_row(t) for t in case.turns.order_by("index")],
-            actual_status=case.actual_status or None,
-        )
-        for case in run.cases.filter(status=CaseStatus.DONE).order_by("scenario_key")
-    ]
+    cases = run.cases.filter(status=CaseStatus.DONE).order_by("scenario_key")
+    return [case_transcript(run, case) for case in cases]
 
 
 @pytest.mark.django_db
@@ -101,11 +94,7 @@ def test_the_deterministic_checks_of_a_regression_run_take_little_cpu(demo_org: 
     assert run.status == RunStatus.DONE, run.error
     transcripts = _transcripts(run)
     manifest = load_manifest(run.id)
-    config = JudgeConfig(
-        strictness=run.config["strictness"],
-        min_score_to_pass=run.config["min_score_to_pass"],
-        max_questions_per_turn=run.config.get("max_questions_per_turn", 2),
-    )
+    config = judge_config(run)
     # Best of a few passes, each from emptied caches: CPU time too grows when other processes
     # share the cores (caches, hyper-threads), and the least disturbed pass is the figure.
     passes = []

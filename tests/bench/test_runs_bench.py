@@ -33,7 +33,7 @@ from tests.bench.figures import record
 from tests.conftest import run_celery_worker
 from tests.factories import import_demo_org
 from tests.llm_server import FakeOpenAI
-from tests.responder_server import ResponderServer
+from tests.responder_server import ResponderServer, default_reply
 from tests.runs.helpers import qalab_run
 from tests.runs.realistic_brain import realistic_brain
 from tests.runs.test_openai_pipeline import _llm_env, openai_settings
@@ -46,15 +46,11 @@ ALL_AT_ONCE = 32  # cases and LLM tasks a worker may run at once: more than any 
 
 
 def bot_reply(body: dict[str, Any]) -> dict[str, Any]:
-    """A bot that keeps the conversation going: echoes, extracts one field, never completes."""
+    """The test bot's reply, asking for more and never complete: every case talks for its whole
+    turn cap."""
     last = body["messages"][-1]["content"]
-    turn = sum(m["role"] == "assistant" for m in body["messages"])
-    key = body["intake_fields"][0]["key"] if body["intake_fields"] else "field"
-    return {
-        "reply": f"Thanks, noted: {last[:60]}. Could you tell me a little more?",
-        "extracted": {key: f"value-{turn}"},
-        "status": "AWAITING_RESPONSE",
-    }
+    reply = f"Thanks, noted: {last[:60]}. Could you tell me a little more?"
+    return {**default_reply(body), "reply": reply, "status": "AWAITING_RESPONSE"}
 
 
 def dependent_chain(run: Run) -> dict[str, int]:

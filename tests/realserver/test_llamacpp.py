@@ -196,18 +196,6 @@ class UsageProxy:
         return Handler
 
 
-@pytest.fixture
-def fresh_probes() -> Iterator[None]:
-    """The capability probes run again for this server (their answers are cached per process)."""
-    from qalab.llm import _PROBED, _PROBED_ROLES
-
-    _PROBED.clear()
-    _PROBED_ROLES.clear()
-    yield
-    _PROBED.clear()
-    _PROBED_ROLES.clear()
-
-
 def llama_settings(base_url: str) -> dict[str, object]:
     return {
         "QALAB_LLM_ENGINE": "openai",

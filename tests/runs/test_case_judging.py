@@ -12,7 +12,7 @@ from qalab.llm import NullLedger, OfflineEngine
 from runs.artifacts import load_blueprint, load_case_checks, load_fixture, load_manifest
 from runs.models import Run, RunStatus
 from runs.services.case_judging import judge_ended_case
-from runs.services.judging import _transcript
+from runs.services.judging import case_transcript
 from tests.runs.helpers import generate_only, start_run
 
 
@@ -25,7 +25,7 @@ def test_the_stored_checks_are_what_the_judge_stage_finds(demo_org: Any) -> None
     assert sorted(stored) == sorted(run.cases.values_list("scenario_key", flat=True))
     manifest = load_manifest(run.id)
     for case in run.cases.all():
-        again = raw_findings(_transcript(run, case), manifest, judge_config(run))
+        again = raw_findings(case_transcript(run, case), manifest, judge_config(run))
         assert stored[case.scenario_key] == again
     assert any(stored.values())  # the canary's invented price was found early
 

@@ -5,8 +5,6 @@ a run whose replies fall back too often ends `error` with the share in its messa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from runs.models import LlmCall, Run, RunStatus
@@ -17,17 +15,6 @@ from tests.runs.test_openai_pipeline import notes_brain, openai_settings
 pytestmark = pytest.mark.django_db
 
 QUICK = ("--org", "demo", "--inline", "--scenarios", "2", "--max-turns", "2", "--seed", "3")
-
-
-@pytest.fixture
-def fresh_probes() -> Iterator[None]:
-    from qalab.llm import _PROBED, _PROBED_ROLES
-
-    _PROBED.clear()
-    _PROBED_ROLES.clear()
-    yield
-    _PROBED.clear()
-    _PROBED_ROLES.clear()
 
 
 def test_auto_picks_json_object_and_merge_and_the_run_completes(demo_org, tmp_path, fresh_probes):
