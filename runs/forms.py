@@ -41,6 +41,14 @@ class StartRunForm(forms.Form):
         help_text="Reuse that run's fixtures, manifest and scenarios (no generation tokens), "
         "so the delta measures the responder and nothing else.",
     )
+    as_of = forms.DateField(
+        required=False,
+        label="As of (reference date)",
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="Advanced: the day the scenarios' dates count from (default: today). The same "
+        "organization, preset, seed and date give identical test sets on any day; a reused test "
+        "set keeps its own date.",
+    )
 
     def __init__(self, *args: Any, organizations: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from django.conf import settings
 from django.db import models
 
@@ -118,6 +120,14 @@ class Run(models.Model):
         if self.source.get("purpose") == PURPOSE_SELFTEST:
             return PURPOSE_SELFTEST
         return "canary" if self.responder_spec.startswith(CANARY_PREFIX) else ""
+
+    @property
+    def as_of(self) -> date:
+        """The run's reference date, the day its scenarios' dates count from: its snapshotted
+        `as_of`, or (runs made before it was snapshotted) the day the run was created."""
+        if as_of := self.config.get("as_of"):
+            return date.fromisoformat(as_of)
+        return self.created_at.date()
 
     @property
     def org_slug(self) -> str:

@@ -94,6 +94,7 @@ def snapshot_rows(run: Run) -> list[tuple[str, Any]]:
         ("Settings hash", run.settings_hash),
         ("Org context sha256", source.get("org_context_sha256", "—")),
         ("Seed", run.seed),
+        ("As of (reference date)", run.as_of.isoformat()),
         ("Code version", source.get("code_version") or "—"),
         ("Test set reused from", run.config.get("reuse_artifacts") or "— (generated)"),
         ("Artifacts", f"{len(artifact_hashes)} hashed" if artifact_hashes else "—"),

@@ -49,6 +49,7 @@ class StartPages(RunPagesBase):
                             preset=form.cleaned_data["preset"],
                             responder_spec=form.cleaned_data["responder"] or None,
                             reuse_artifacts=reuse_id,
+                            as_of=form.cleaned_data["as_of"],
                             created_by=request.user,
                         )
                         services.run_start(run=run, dispatcher=CeleryDispatcher())

@@ -268,6 +268,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
         responder=run.responder_spec,
         settings_hash=run.settings_hash,
         seed=run.seed,
+        as_of=run.as_of.isoformat(),
         config=run.config,
         source=run.source,
         started_at=run.started_at.isoformat() if run.started_at else None,

@@ -24,9 +24,10 @@ from runs.report.schema import (
 )
 from runs.report.words import baseline_scope
 
-# Config keys that are not settings: the seed and the reused run's id decide the test set
-# (test_set_identical says whether it changed); responder, engine and models are named apart.
-NOT_SETTINGS = frozenset({"seed", "reuse_artifacts", "responder", "engine", "models"})
+# Config keys that are not settings: the seed, the reference date and the reused run's id
+# decide the test set (test_set_identical says whether it changed); responder, engine and
+# models are named apart.
+NOT_SETTINGS = frozenset({"seed", "as_of", "reuse_artifacts", "responder", "engine", "models"})
 
 
 def run_get_previous(*, run: Run) -> Run | None:

@@ -167,6 +167,7 @@ def _properties(report: RunReport) -> dict[str, object]:
         "responder": report.responder,
         "engine": report.engine,
         "seed": report.seed,
+        "as_of": report.as_of,
         "settings_hash": report.settings_hash,
     }
     for key in _SCORE_KEYS:

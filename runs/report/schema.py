@@ -306,12 +306,13 @@ class ChangedInputs(ReportModel):
     org_context: bool
     engine_or_models: bool
     settings: bool = Field(
-        description="a run setting changed (settings_changed is not empty); the seed and the "
-        "reused test set's run id are not settings: test_set_identical says what they change"
+        description="a run setting changed (settings_changed is not empty); the seed, the "
+        "reference date (as_of) and the reused test set's run id are not settings: "
+        "test_set_identical says what they change"
     )
     settings_changed: list[str] = Field(
         description="config keys whose value changed (max_turns, token_budget, json_mode, ...), "
-        "other than seed, reuse_artifacts and the responder, engine and models named apart"
+        "other than seed, as_of, reuse_artifacts and the responder, engine and models named apart"
     )
     test_set_identical: bool
     engine: bool
@@ -391,6 +392,10 @@ class RunReport(ReportModel):
     responder: str
     settings_hash: str
     seed: int
+    as_of: str = Field(
+        description="the run's reference date (ISO 8601 day): scenario dates count from it; "
+        "same organization context, preset, seed and as-of date give identical artifacts"
+    )
     config: dict[str, Any]
     source: dict[str, Any]
     started_at: str | None = Field(description="ISO 8601")

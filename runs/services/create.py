@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import secrets
+from datetime import date
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
 from qalab.domain import ArtifactKind
 from qalab.llm.prompts import prompt_hashes
@@ -40,11 +42,14 @@ def run_create(
     budget: int | None = None,
     seed: int | None = None,
     reuse_artifacts: int | None = None,
+    as_of: date | None = None,
     created_by: Any = None,
     purpose: str = "check",
 ) -> Run:
     """Create a queued run with its immutable snapshot (config, settings hash, source metadata).
 
+    `as_of` is the run's reference date: the day its scenarios' dates ("next Tuesday", "the
+    14th") count from (default: today, UTC). A reused test set keeps its run's date.
     `purpose` is "check" for a real bot's run, "selftest" for the lab's own (`Run.probe`).
     Raises ValueError for an unknown preset or responder spec. Does not dispatch.
     """
@@ -92,6 +97,15 @@ def run_create(
             scenarios=blueprints, max_turns=source_run.config["max_turns"]
         )
         run_seed = source_run.seed
+        source_as_of = source_run.as_of
+        if as_of is not None and as_of != source_as_of:
+            raise ValueError(
+                f"run {reuse_artifacts}'s test set was built as of {source_as_of.isoformat()}; "
+                f"a reused test set keeps its date (drop the as-of date {as_of.isoformat()})"
+            )
+        as_of = source_as_of
+    if as_of is None:
+        as_of = timezone.now().date()
     context = organization_get_context(organization=organization)
     config = {
         **chosen.as_config(),
@@ -100,6 +114,7 @@ def run_create(
         "models": models_used,
         "seed": run_seed,
         "reuse_artifacts": reuse_artifacts,
+        "as_of": as_of.isoformat(),
         "max_concurrent_cases": settings.QALAB_RUN_MAX_CONCURRENT_CASES,
     }
     if engine != "offline":
@@ -124,11 +139,17 @@ def run_create(
         models_used=models_used,
         seed=run_seed,
         config=config,
-        settings_hash=canonical_hash(config),
+        settings_hash=settings_hash(config),
         source=source,
         token_budget=chosen.token_budget,
         created_by=created_by if getattr(created_by, "pk", None) else None,
     )
+
+
+def settings_hash(config: dict[str, Any]) -> str:
+    """The hash of a run's settings: its config without the reference date, so a nightly run
+    with the same settings keeps its hash from day to day (the date is shown on its own)."""
+    return canonical_hash({k: v for k, v in config.items() if k != "as_of"})
 
 
 def run_start(*, run: Run, dispatcher: Dispatcher) -> None:

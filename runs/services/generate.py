@@ -75,9 +75,9 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
                 mix=tuple(config["mix"]),
                 seed=run.seed,
                 engine=engine,
-                # Dates in scenarios count from the run's creation day, so a re-run of the same
-                # seed on another day still builds byte-identical artifacts when reused.
-                today=run.created_at.date(),
+                # Dates in scenarios count from the run's reference date (its snapshot), so
+                # the same org, preset, seed and as-of date build identical artifacts any day.
+                today=run.as_of,
                 fan_out=stage_fan_out(engine),
             )
     except BudgetExceeded as exc:

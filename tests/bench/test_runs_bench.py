@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from tests.conftest import run_celery_worker
 from tests.factories import import_demo_org
 from tests.llm_server import FakeOpenAI
 from tests.responder_server import ResponderServer, default_reply
-from tests.runs.helpers import qalab_run
+from tests.runs.helpers import AS_OF, qalab_run
 from tests.runs.realistic_brain import realistic_brain
 from tests.runs.test_openai_pipeline import _llm_env, openai_settings
 
@@ -155,6 +155,7 @@ def _timed_run(
     started, began = time.perf_counter(), timezone.now()
     _, report = qalab_run(
         "--org", "demo", "--preset", preset, "--seed", "13", "--responder", bot.url,
+        "--as-of", AS_OF.isoformat(),
         "--wait", "--timeout", "600", tmp_path=tmp_path,
     )  # fmt: skip
     wall, ended = time.perf_counter() - started, timezone.now()
@@ -194,7 +195,7 @@ def test_quick_and_regression_against_latency(tmp_path: Path) -> None:
     import_demo_org()
     scenarios = SIZES["regression"][0]
     brains = {
-        p: realistic_brain(seed=13, scenarios=s, max_turns=t, start=date.today())
+        p: realistic_brain(seed=13, scenarios=s, max_turns=t, start=AS_OF)
         for p, (s, t) in SIZES.items()
     }
     preset = {"now": "quick"}

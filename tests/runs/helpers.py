@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,9 @@ from django.core.management.base import CommandError
 from qalab.models import Organization
 from runs.inline import InlineDispatcher
 from runs.models import Run, RunFinding
+
+# The reference date tests pin their runs to (`qalab_run --as-of`), so no test depends on today.
+AS_OF = date(2026, 11, 27)
 
 
 def qalab_run(*args: str, tmp_path: Path) -> tuple[int, dict[str, Any]]:

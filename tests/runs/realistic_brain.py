@@ -145,18 +145,17 @@ def _phrasing(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def realistic_brain(
-    *, seed: int, scenarios: int, max_turns: int, start: date | None = None
+    *, seed: int, scenarios: int, max_turns: int, start: date
 ) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
-    """A brain for FakeOpenAI writing what each role of a run at `seed` asks for."""
+    """A brain for FakeOpenAI writing what each role of a run at `seed` and as-of date `start`
+    asks for."""
     from generator.manifest import build_manifest
     from generator.scenarios import build_blueprints, plan_scenarios
     from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
 
     org = load_org_folder(DEMO_ORG_DIR)
     plan = plan_scenarios(org, scenarios=scenarios, seed=seed)
-    blueprints = build_blueprints(
-        org, plan, max_turns=max_turns, seed=seed, start=start or date.today()
-    )
+    blueprints = build_blueprints(org, plan, max_turns=max_turns, seed=seed, start=start)
 
     def brain(body: dict[str, Any]) -> dict[str, Any] | None:
         title = _schema_title(body)

@@ -5,7 +5,6 @@ share of the budget is held from generation and simulation, and the report says 
 from __future__ import annotations
 
 import os
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from runs.models import Run
 from runs.report.build import report_build, run_tokens
 from runs.report.markdown import report_to_markdown
 from tests.llm_server import FakeOpenAI
-from tests.runs.helpers import generate_only, qalab_run
+from tests.runs.helpers import AS_OF, generate_only, qalab_run
 from tests.runs.realistic_brain import format_table, realistic_brain, token_table
 from tests.runs.test_openai_pipeline import openai_settings
 
@@ -26,8 +25,9 @@ SIZES = {"quick": (12, 4), "regression": (24, 5)}
 
 def _measure(preset: str, seed: int, tmp_path: Path, budget: str = "") -> dict[str, Any]:
     scenarios, turns = SIZES[preset]
-    brain = realistic_brain(seed=seed, scenarios=scenarios, max_turns=turns, start=date.today())
+    brain = realistic_brain(seed=seed, scenarios=scenarios, max_turns=turns, start=AS_OF)
     args = ["--org", "demo", "--inline", "--preset", preset, "--seed", str(seed)]
+    args += ["--as-of", AS_OF.isoformat()]
     with FakeOpenAI(seed=seed, brain=brain) as server, openai_settings(server):
         _, report = qalab_run(*args, *(["--budget", budget] if budget else []), tmp_path=tmp_path)
     run = Run.objects.get(id=report["run_id"])

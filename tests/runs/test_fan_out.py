@@ -7,7 +7,6 @@ A case is reviewed and checked by its own task as soon as its conversation ends.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import date
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from runs.report.build import report_build
 from runs.services.common import stage_fan_out
 from tests.factories import import_demo_org
 from tests.llm_server import FakeOpenAI
+from tests.runs.helpers import AS_OF
 from tests.runs.realistic_brain import realistic_brain
 from tests.runs.test_openai_pipeline import MODELS, openai_settings
 
@@ -37,12 +37,12 @@ def _play_until_judging(run: Run, dispatcher: InlineDispatcher) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_generation_items_and_case_reviews_run_side_by_side() -> None:
     org = import_demo_org()
-    brain = realistic_brain(seed=13, scenarios=12, max_turns=4, start=date.today())
+    brain = realistic_brain(seed=13, scenarios=12, max_turns=4, start=AS_OF)
     with (
         FakeOpenAI(seed=13, brain=brain, latency=0.2) as server,
         openai_settings(server, QALAB_LLM_CONCURRENCY=6, QALAB_LLM_MAX_FALLBACK_SHARE=0.2),
     ):
-        run = services.run_create(organization=org, preset="quick", seed=13)
+        run = services.run_create(organization=org, preset="quick", seed=13, as_of=AS_OF)
         dispatcher = InlineDispatcher()
         _play_until_judging(run, dispatcher)
         # 14 generation tasks, 0.2 s each: up to 6 at once, never more.

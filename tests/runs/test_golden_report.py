@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
+import time_machine
 
+from tests.runs.helpers import AS_OF as PINNED_DAY
 from tests.runs.helpers import qalab_run
 
 pytestmark = pytest.mark.django_db
@@ -58,21 +61,47 @@ def _compare(name: str, actual: str) -> None:
     assert actual == expected, f"{name} changed; regenerate with QALAB_UPDATE_GOLDEN=1 if meant"
 
 
-def test_a_quick_runs_reports_at_a_fixed_seed_match_the_golden_files(demo_org, tmp_path):
+# The golden run's reference date: its scenarios' dates ("Monday the 14th") count from it.
+AS_OF = PINNED_DAY.isoformat()
+
+
+def _golden_run(tmp_path: Path) -> tuple[int, dict[str, Any], str]:
     code, report = qalab_run(
-        "--org", "demo", "--preset", "quick", "--inline", "--seed", "1",
+        "--org", "demo", "--preset", "quick", "--inline", "--seed", "1", "--as-of", AS_OF,
         "--responder", RESPONDER, "--md", str(tmp_path / "report.md"),
         tmp_path=tmp_path,
     )  # fmt: skip
+    return code, report, (tmp_path / "report.md").read_text(encoding="utf-8")
+
+
+def _report_text(report: dict[str, Any]) -> str:
+    return json.dumps(normalize_report(report), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_a_quick_runs_reports_at_a_fixed_seed_match_the_golden_files(demo_org, tmp_path):
+    code, report, markdown = _golden_run(tmp_path)
 
     assert code == 1 and report["verdict"] == "FAIL_CRITICAL"
     assert report["findings"], "the golden run must have findings to compare"
-    _compare(
-        "quick_seed1_report.json",
-        json.dumps(normalize_report(report), indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-    )
-    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert report["as_of"] == AS_OF
+    _compare("quick_seed1_report.json", _report_text(report))
     _compare("quick_seed1_report.md", normalize_markdown(markdown, report["run_id"]))
+
+
+@pytest.mark.parametrize("today", ["2026-01-05T09:00:00Z", "2031-07-19T23:30:00Z"])
+def test_the_same_as_of_date_gives_the_golden_reports_whatever_day_it_is(demo_org, tmp_path, today):
+    """DESIGN §8: same org context, preset, seed and as-of date => identical artifacts, on any
+    calendar day (here the clock is moved far before and after the golden run's date)."""
+    with time_machine.travel(today, tick=True):
+        code, report, markdown = _golden_run(tmp_path)
+        assert date.today().isoformat() == today[:10]  # the clock really moved
+
+    assert code == 1
+    assert report["as_of"] == AS_OF
+    assert _report_text(report) == (GOLDEN / "quick_seed1_report.json").read_text("utf-8")
+    assert normalize_markdown(markdown, report["run_id"]) == (
+        GOLDEN / "quick_seed1_report.md"
+    ).read_text("utf-8")
 
 
 def test_normalizing_keeps_what_a_refactor_could_break():

@@ -14,7 +14,7 @@ from runs.models import LlmCall, Run, RunStatus
 from tests.conftest import run_celery_worker
 from tests.factories import import_demo_org
 from tests.llm_server import FakeOpenAI
-from tests.runs.helpers import qalab_run
+from tests.runs.helpers import AS_OF, qalab_run
 
 MODELS = {
     "generator": "gen-model-1",
@@ -278,15 +278,13 @@ def test_it_never_overspends_a_tiny_budget_with_8_concurrent_cases(tmp_path):
 def _compliant_brain(seed: int, scenarios: int, max_turns: int):
     """A model that writes what the generator asks for (content of the offline writers'
     length), so the ledger measures the real cost of generation with the openai engine."""
-    from datetime import date
-
     from generator.manifest import build_manifest
     from generator.scenarios import build_blueprints, plan_scenarios
     from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
 
     org = load_org_folder(DEMO_ORG_DIR)
     plan = plan_scenarios(org, scenarios=scenarios, seed=seed)
-    blueprints = build_blueprints(org, plan, max_turns=max_turns, seed=seed, start=date.today())
+    blueprints = build_blueprints(org, plan, max_turns=max_turns, seed=seed, start=AS_OF)
 
     def brain(body: dict) -> dict | None:
         title = schema_title(body)
@@ -308,7 +306,16 @@ def test_generation_stays_within_30_percent_of_the_quick_budget(demo_org, tmp_pa
         # server (its schema-filled replies are long: the whole run takes ~53k); the generator's
         # share is measured against the Quick budget itself below.
         code, report = qalab_run(
-            "--org", "demo", "--inline", "--seed", "13", "--budget", "70000", tmp_path=tmp_path
+            "--org",
+            "demo",
+            "--inline",
+            "--seed",
+            "13",
+            "--budget",
+            "70000",
+            "--as-of",
+            AS_OF.isoformat(),
+            tmp_path=tmp_path,
         )
     assert code in (0, 1), report["error"]
     generator = LlmCall.objects.filter(run_id=report["run_id"], role="generator")

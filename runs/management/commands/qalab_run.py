@@ -7,6 +7,7 @@ import os
 import sys
 import threading
 import time
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,17 @@ def _unwritable(path: str) -> str | None:
     return None
 
 
+def _iso_day(value: str) -> date:
+    import argparse
+
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a date in the form YYYY-MM-DD"
+        ) from None
+
+
 class Command(BaseCommand):
     help = (
         "Run the QA pipeline for one organization. Exit codes: 0 pass, 1 FAIL_CRITICAL, "
@@ -157,6 +169,13 @@ class Command(BaseCommand):
         parser.add_argument("--max-turns", type=_positive, help="override the preset's turn cap")
         parser.add_argument("--budget", type=_positive, help="override the token budget")
         parser.add_argument("--seed", type=int, help="generation seed (default: random, recorded)")
+        parser.add_argument(
+            "--as-of",
+            type=_iso_day,
+            metavar="YYYY-MM-DD",
+            help="the run's reference date, which scenario dates count from (default: today, "
+            "UTC; recorded). Pin it with --seed for identical artifacts on any day",
+        )
         parser.add_argument(
             "--responder", help="responder spec (default: the org's, else reference)"
         )
@@ -214,6 +233,7 @@ class Command(BaseCommand):
                 budget=opts["budget"],
                 seed=opts["seed"],
                 reuse_artifacts=opts["reuse_artifacts"],
+                as_of=opts["as_of"],
             )
         except ValueError as exc:
             raise CommandError(str(exc), returncode=EXIT_USAGE) from exc
