@@ -169,6 +169,17 @@ RULES: tuple[Rule, ...] = (
         action="Clean the KB typos and markup the bot repeats",
     ),
     Rule(
+        "refused_request",
+        "critical",
+        "deterministic",
+        "prompt",
+        "A reply refuses or deflects ('I'm sorry, I can't help with that', 'please contact the "
+        "clinic directly') a request the case's KB or manifest answers - a service, a price, a "
+        "duration, the opening hours, a booking - and gives none of that answer: materially "
+        "wrong guidance. Declining what the KB does not cover is no finding.",
+        action="Answer and book what the KB covers instead of refusing",
+    ),
+    Rule(
         "case_error",
         "critical",
         "pipeline",

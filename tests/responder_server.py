@@ -41,6 +41,26 @@ def default_reply(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# A bot that helps nobody (issue 32): each reply refuses or sends the customer elsewhere.
+REFUSALS = (
+    "I'm sorry, I can't help with that.",
+    "I'm not able to book appointments or answer questions about our services. Please contact "
+    "the clinic directly.",
+    "Unfortunately that's not something I can help with. Please call reception.",
+)
+
+
+def refuse_everything(body: dict[str, Any]) -> dict[str, Any]:
+    """Refuse every message, whatever it asks (the phrasing turns with the turn number)."""
+    turn = sum(m["role"] == "assistant" for m in body["messages"])
+    return {
+        "reply": REFUSALS[turn % len(REFUSALS)],
+        "extracted": {},
+        "status": "AWAITING_RESPONSE",
+        "usage": {"prompt_tokens": 10 + turn, "completion_tokens": 12},
+    }
+
+
 class ResponderServer:
     def __init__(
         self,

@@ -25,6 +25,7 @@ REGISTRY: dict[str, str] = {
     "ignored_question": "judge.checks.ignored_question.IgnoredQuestion",
     "irrelevant_reply": "judge.checks.irrelevant_reply.IrrelevantReply",
     "kb_noise_echo": "judge.checks.kb_noise_echo.KbNoiseEcho",
+    "refused_request": "judge.checks.refused_request.RefusedRequest",
 }
 
 
