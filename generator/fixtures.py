@@ -173,6 +173,21 @@ def protected_words(org: OrgContext) -> frozenset[str]:
     return frozenset(w.casefold() for w in re.findall(r"[A-Za-z]+", text))
 
 
+# The id prefix of the documents a fixture carries over from the org's own `kb/` folder; every
+# other document of a generated fixture (sheets, notes, filler) is written by the lab.
+ORG_KB_PREFIX = "kb-"
+
+
+def org_documents(fixture: Fixture) -> list[FixtureDocument]:
+    """The documents of `fixture` that are the organization's own KB text. A fixture the lab
+    generated (it has `metrics` or a `noise` record, which only `build_fixture` writes) carries
+    the org's `kb/` documents under ids `kb-<slug>`, noised like the rest; any other fixture (a
+    KB judged from a file, a test's hand-made one) is the org's own text throughout."""
+    if not (fixture.metrics or fixture.noise):
+        return list(fixture.documents)
+    return [d for d in fixture.documents if d.id.startswith(ORG_KB_PREFIX)]
+
+
 def _kb_documents(org: OrgContext) -> list[FixtureDocument]:
     docs = []
     for doc in org.kb:
@@ -180,7 +195,9 @@ def _kb_documents(org: OrgContext) -> list[FixtureDocument]:
         # Fixture.text adds "# title"; drop the document's own first heading to avoid a double.
         if lines and lines[0].lstrip("#").strip() == doc.title:
             lines = lines[1:]
-        docs.append(FixtureDocument(id=f"kb-{doc.slug}", title=doc.title, text="\n".join(lines)))
+        docs.append(
+            FixtureDocument(id=f"{ORG_KB_PREFIX}{doc.slug}", title=doc.title, text="\n".join(lines))
+        )
     return docs
 
 

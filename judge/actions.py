@@ -35,6 +35,8 @@ _FACT_TITLES = {
     "email": "Stop giving email addresses not in the KB",
     "url": "Stop giving web addresses not in the KB",
 }
+# A rule whose fix lies in another layer than its catalog default says so in its title.
+_TARGET_TITLES = {("kb_noise_echo", "kb"): "Clean the KB typos and markup the bot repeats"}
 
 
 @dataclass
@@ -81,6 +83,8 @@ def _title(group: _Group) -> str:
         base = f"Fix the final status: {group.family}"
     elif group.rule_id == "disallowed_claims":
         base = f"Stop making the disallowed claim '{group.family}'"
+    elif (group.rule_id, group.fix_target) in _TARGET_TITLES:
+        base = _TARGET_TITLES[(group.rule_id, group.fix_target)]
     else:
         rule = rule_for(group.rule_id)
         base = rule.action if rule and rule.action else f"Fix {group.rule_id}"

@@ -162,11 +162,12 @@ RULES: tuple[Rule, ...] = (
         "kb_noise_echo",
         "minor",
         "deterministic",
-        "kb",
+        "prompt",
         "A reply repeats the KB's own noise to the customer: a misspelling the fixture planted or "
         "that the KB evidently contains, or markup debris such as '&nbsp;', '<br>', '| --- |' or "
-        "an unbalanced '**'.",
-        action="Clean the KB typos and markup the bot repeats",
+        "an unbalanced '**'. The fix is the bot's (stop repeating it, correct obvious "
+        "misspellings when quoting) unless the noise is in the org's own KB text, then the KB's.",
+        action="Stop repeating KB typos and markup to customers",
     ),
     Rule(
         "refused_request",

@@ -129,6 +129,14 @@ def _typo_signature(word: str, position: int, operation: str) -> bool:
     )
 
 
+def may_be_typo(word: str, truth: frozenset[str]) -> bool:
+    """`word` (casefolded) is long enough, and neither a common word, a ground-truth word nor
+    an English word by the word list: what `Lexicon.correction` needs no KB counts to rule out."""
+    return not (
+        len(word) < _MIN_TYPO_LENGTH or word in COMMON_WORDS or word in truth or frequency(word)
+    )
+
+
 @dataclass(frozen=True)
 class Lexicon:
     """What the case says about words: how often each occurs (in the KB; in all the case's
@@ -162,12 +170,9 @@ class Lexicon:
     def correction(self, word: str) -> str | None:
         """The real word `word` misspells, or None when it is (or may be) a word itself."""
         if (
-            len(word) < _MIN_TYPO_LENGTH
-            or word in COMMON_WORDS
-            or word in self.truth
+            not may_be_typo(word, self.truth)
             or self.kb[word] == 0
             or self.kb[word] > _MAX_TYPO_COUNT
-            or frequency(word)
         ):
             return None
         if word in self.names:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from generator.fixtures import build_fixture
-from generator.schemas import PlantedNoise
+from generator.fixtures import build_fixture, org_documents
+from generator.schemas import Fixture, FixtureDocument, NoiseLevel, PlantedNoise
 from judge.checks.kb_noise_echo import KbNoiseEcho
 from judge.examples import DEFAULT_KB
 from judge.kb_noise.common_words import COMMON_WORDS
 from judge.schemas import CaseTranscript, Finding
+from qalab.domain import KbDocumentSpec
 from qalab.llm import NullLedger, OfflineEngine
 from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
 from tests.judge.factories import demo_manifest, make_case, make_config, quote_is_in_source
@@ -60,19 +61,21 @@ def echoes(
 # --------------------------------------------------------------------------- planted noise
 
 
-def test_a_planted_typo_echoed_is_a_minor_kb_finding() -> None:
+def test_a_planted_typo_echoed_is_a_minor_finding_for_the_bot() -> None:
+    # The generator planted it: the org's KB does not have it, so the fix is the bot's.
     [finding] = echoes(
         ("what do you need from me?", "Colletc full name and phone number, please."),
         noise=PLANTED,
     )
     assert finding.rule_id == "kb_noise_echo"
-    assert (finding.severity, finding.fix_target, finding.turn_index) == ("minor", "kb", 0)
+    assert (finding.severity, finding.fix_target, finding.turn_index) == ("minor", "prompt", 0)
     assert finding.subject == "Colletc"
     assert [e.quote for e in finding.evidence] == ["Colletc"]
     assert finding.evidence[0].source == "reply"
     assert finding.confidence == 0.9
-    assert "'Colletc'" in finding.fix_text and "'Collect'" in finding.fix_text
-    assert "KB" in finding.fix_text
+    assert "'Colletc' -> 'Collect'" in finding.fix_text
+    assert "correct obvious misspellings" in finding.fix_text
+    assert "in the KB" not in finding.fix_text
 
 
 def test_a_planted_typo_matches_whole_words_in_any_case() -> None:
@@ -388,3 +391,89 @@ def test_a_kb_heading_label_pasted_into_a_sentence_is_an_echo() -> None:
     assert finding.subject == "**"
     # The same label opening its own line is formatting.
     assert echoes(("a trial?", "**Trial lesson (30 min):** £15"), kb=kb) == []
+
+
+# --------------------------------------------------------------------------- who fixes it
+
+
+def _generated(org_kb_line: str, *, level: NoiseLevel, seed: int) -> Fixture:
+    """A fixture the generator builds for the demo org whose own KB holds `org_kb_line` too."""
+    org = load_org_folder(DEMO_ORG_DIR)
+    extra = KbDocumentSpec(slug="payments", title="Payments", text=f"# Payments\n{org_kb_line}\n")
+    org = org.model_copy(update={"kb": [*org.kb, extra]})
+    engine = OfflineEngine(ledger=NullLedger())
+    return build_fixture(org, key="fx-01", index=0, level=level, seed=seed, engine=engine)
+
+
+def _quoting(fixture: Fixture, word: str) -> CaseTranscript:
+    line = next(line for line in fixture.text.splitlines() if word in line.split())
+    case = make_case([("what do I need to know?", f"Here is what our information says: {line}")])
+    return case.model_copy(update={"fixture": fixture})
+
+
+def test_a_typo_the_generator_planted_is_the_bots_to_fix_never_the_kbs() -> None:
+    # Issue 32: the generator's typo is in the fixture only, not in the org's KB.
+    fixture = _generated("Payment is due on the day of treatment.", level="messy", seed=4)
+    typo = next(p for p in fixture.noise if p.kind == "typo")
+    [finding] = KbNoiseEcho().run(_quoting(fixture, typo.text), demo_manifest(), CONFIG)
+    assert finding.subject.casefold() == typo.text.casefold()
+    assert finding.fix_target == "prompt"
+    assert "in the KB" not in finding.fix_text
+    assert "correct obvious misspellings" in finding.fix_text
+
+
+@pytest.mark.parametrize("level", ["messy", "clean"])
+def test_a_typo_of_the_orgs_own_kb_is_the_kbs_to_fix(level: NoiseLevel) -> None:
+    # The org wrote "Pyament" itself: cleaning its KB removes it at the source.
+    fixture = _generated("Pyament is due on the day of treatment.", level=level, seed=4)
+    assert "Pyament" in fixture.text  # the noise left the org's own typo alone
+    assert all(p.text != "Pyament" for p in fixture.noise)
+    [finding] = KbNoiseEcho().run(_quoting(fixture, "Pyament"), demo_manifest(), CONFIG)
+    assert finding.subject == "Pyament"
+    assert finding.fix_target == "kb"
+    assert "Correct 'Pyament' to 'Payment' in the KB" in finding.fix_text
+
+
+def test_markup_only_in_the_labs_own_documents_is_the_bots_to_fix() -> None:
+    # A table rule the lab's price sheet writes, in a fixture whose org documents have none.
+    fixture = Fixture(
+        key="fx-1",
+        noise_level="clean",
+        metrics={"line_count": 4.0},
+        documents=[
+            FixtureDocument(id="kb-about", title="About", text="We are a dental practice."),
+            FixtureDocument(
+                id="price-sheet",
+                title="Prices",
+                text="| Treatment | Price |\n| --- | --- |\n| Clean | 80 EUR |",
+            ),
+        ],
+    )
+    case = make_case([("hi", "Here is what our information says: | --- | --- | Clean 80 EUR")])
+    [finding] = KbNoiseEcho().run(
+        case.model_copy(update={"fixture": fixture}), demo_manifest(), CONFIG
+    )
+    assert finding.subject == "| --- | --- |"
+    assert finding.fix_target == "prompt"
+    # The same rule in the org's own document is the KB's.
+    owned = fixture.model_copy(
+        update={
+            "documents": [
+                FixtureDocument(id=f"kb-{d.id}", title=d.title, text=d.text)
+                for d in fixture.documents
+            ]
+        }
+    )
+    [finding] = KbNoiseEcho().run(
+        case.model_copy(update={"fixture": owned}), demo_manifest(), CONFIG
+    )
+    assert finding.fix_target == "kb"
+
+
+def test_org_documents_are_the_kb_folder_of_a_generated_fixture_and_all_of_any_other() -> None:
+    fixture = _generated("Payment is due on the day of treatment.", level="messy", seed=4)
+    ids = [d.id for d in org_documents(fixture)]
+    assert ids and all(i.startswith("kb-") for i in ids)
+    assert "kb-payments" in ids and len(ids) < len(fixture.documents)
+    by_hand = make_case([("hi", "hello")]).fixture
+    assert org_documents(by_hand) == by_hand.documents
