@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from judge.facts import canonical_subject
@@ -46,6 +47,14 @@ class _Group:
     family: str
     indexes: list[int] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    # The findings no reviewer's decision set aside: they alone rank the group.
+    counted: list[Finding] = field(default_factory=list)
+
+    @property
+    def ranked(self) -> list[Finding]:
+        """What ranks the group: its counted findings, or all of them when every one is waived
+        (to order the waived groups among themselves)."""
+        return self.counted or self.findings
 
     @property
     def effort(self) -> Effort:
@@ -55,12 +64,12 @@ class _Group:
 
     @property
     def score(self) -> float:
-        weighted = sum(SEVERITY_WEIGHT[f.severity] * f.confidence for f in self.findings)
+        weighted = sum(SEVERITY_WEIGHT[f.severity] * f.confidence for f in self.ranked)
         return weighted / EFFORT_WEIGHT[self.effort]
 
     @property
     def worst(self) -> int:
-        return min(SEVERITY_ORDER[f.severity] for f in self.findings)
+        return min(SEVERITY_ORDER[f.severity] for f in self.ranked)
 
 
 def family(finding: Finding) -> str:
@@ -95,14 +104,21 @@ def _title(group: _Group) -> str:
 
 def _rationale(group: _Group) -> str:
     cases = len({f.case_key for f in group.findings})
-    example = max(group.findings, key=lambda f: (-SEVERITY_ORDER[f.severity], f.confidence))
+    example = max(group.ranked, key=lambda f: (-SEVERITY_ORDER[f.severity], f.confidence))
+    waived = len(group.findings) - len(group.counted)
+    aside = (
+        f" {waived} of them set aside by a reviewer's decision (won't fix / false positive), "
+        "ranked below every finding that counts."
+        if waived
+        else ""
+    )
     return (
         f"{len(group.findings)} finding(s) in {cases} case(s), worst "
-        f"{example.severity}. Example: {example.rationale} Fix: {example.fix_text}"
+        f"{example.severity}.{aside} Example: {example.rationale} Fix: {example.fix_text}"
     )
 
 
-def top_actions(findings: list[Finding]) -> list[TopAction]:
+def top_actions(findings: list[Finding], *, waived: Collection[int] = ()) -> list[TopAction]:
     """At most 5 actions: every group holding a critical finding first, then by
     sum(severity weight x confidence) / effort weight.
 
@@ -110,16 +126,31 @@ def top_actions(findings: list[Finding]) -> list[TopAction]:
     score is severity weight x count x mean confidence / effort weight (critical 10, major 3,
     minor 1; effort S 1, M 2, L 3): many minor findings never outrank one critical. Ties: worse
     severity, then more findings, then title.
+
+    `waived`: indexes of findings a reviewer's decision set aside (won't fix / false positive,
+    and for a critical one "does not fail the gate"). They still belong to their group, but only
+    its other findings rank it, and a group whose findings are all waived ranks below every group
+    with a finding that counts toward the gate.
     """
+    aside = set(waived)
     groups: dict[tuple[str, str, str], _Group] = {}
     for index, finding in enumerate(findings):
         key = (finding.fix_target, finding.rule_id, family(finding))
         group = groups.setdefault(key, _Group(finding.fix_target, finding.rule_id, key[2]))
         group.indexes.append(index)
         group.findings.append(finding)
+        if index not in aside:
+            group.counted.append(finding)
     ranked = sorted(
         groups.values(),
-        key=lambda g: (g.worst > 0, -g.score, g.worst, -len(g.findings), _title(g)),
+        key=lambda g: (
+            not g.counted,
+            g.worst > 0,
+            -g.score,
+            g.worst,
+            -len(g.findings),
+            _title(g),
+        ),
     )[:MAX_ACTIONS]
     return [
         TopAction(

@@ -44,3 +44,22 @@ def gate_waivers(
         ):
             waived[f.id] = row
     return waived
+
+
+def action_waivers(*, findings: list[RunFinding], carried: dict[int, FindingTriage]) -> set[int]:
+    """The findings (by id) the Top 5 ranks below every finding that counts toward the gate:
+    those a carried decision set aside (won't fix or false positive) - a critical one only when
+    that decision also says it does not fail the gate (`gate_waivers`: otherwise it still fails
+    the run and must lead the Top 5). Like the verdict, only carried decisions count: triage in
+    the run itself never reorders its own (locked) Top 5."""
+    waived = set(gate_waivers(findings=findings, carried=carried))
+    for f in findings:
+        row = carried.get(f.id)
+        if (
+            row is not None
+            and f.severity != "critical"
+            and row.state in GATE_WAIVABLE_STATES
+            and f.rule_id not in UNWAIVABLE_RULES
+        ):
+            waived.add(f.id)
+    return waived

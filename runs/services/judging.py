@@ -44,6 +44,7 @@ from runs.services.common import (
 )
 from runs.services.reporting import finding_model
 from runs.services.simulate import turn_from_row
+from runs.triage import action_waivers, run_triage_carried
 
 
 def _finding_row(
@@ -221,6 +222,10 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
         )
         # bulk_create sets ids on Postgres and SQLite alike (RETURNING).
         ids = [r.id for r in rows]
+        # A fingerprint the organization triaged before comes back with that decision, and the
+        # Top 5 ranks what such decisions set aside below everything that counts.
+        triage_carry(run=run)
+        waived = action_waivers(findings=rows, carried=run_triage_carried(run=run))
         RunTopAction.objects.bulk_create(
             RunTopAction(
                 run=run,
@@ -231,10 +236,8 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                 rationale=a.rationale,
                 finding_ids=[ids[i] for i in a.finding_indexes],
             )
-            for a in top_actions(findings)
+            for a in top_actions(findings, waived={i for i, r in enumerate(rows) if r.id in waived})
         )
-        # A fingerprint the organization triaged before comes back with that decision.
-        triage_carry(run=run)
         swap_status(run_id, RunStatus.JUDGING, RunStatus.REPORTING)
     _phrase_top_actions(run_id)
     dispatcher.report(run_id)
