@@ -76,9 +76,11 @@ def family(finding: Finding) -> str:
     """The part of the subject that decides grouping (a fact's kind, a field key, or nothing)."""
     if finding.rule_id not in _BY_SUBJECT:
         return ""
+    # The canonical key ("money:45 EUR", a field key), not the verbatim subject ("€45").
+    key = finding.key or finding.subject
     if finding.rule_id == "unsupported_facts":
-        return canonical_subject(finding.subject).partition(":")[0]
-    return finding.subject
+        return canonical_subject(key).partition(":")[0]
+    return key
 
 
 def _title(group: _Group) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from generator.schemas import Manifest
 from judge.checks import REGISTRY, all_checks
 from judge.checks.base import Need
+from judge.evidence import verify_findings
 from judge.merge import merge_findings
 from judge.schemas import CaseJudgement, CaseTranscript, Finding, JudgeConfig
 from judge.scoring import case_passed, case_scores
@@ -57,10 +58,12 @@ def run_checks(
     *,
     available: frozenset[Need] = EVERYTHING,
 ) -> list[Finding]:
-    """Findings of the applicable checks, one per defect (`judge.merge`), most severe first,
-    then by turn. Checks needing something not in `available` are skipped."""
+    """Findings of the applicable checks whose evidence is verbatim (`judge.evidence`), one
+    per defect (`judge.merge`), most severe first, then by turn. Checks needing something not
+    in `available` are skipped."""
     findings = raw_findings(case, manifest, config, available=available)
-    return _sorted(merge_findings(findings, case, _RULE_ORDER))
+    verified, _ = verify_findings(case, manifest, findings)
+    return _sorted(merge_findings(verified, case, _RULE_ORDER))
 
 
 def judge_case(
@@ -74,7 +77,9 @@ def judge_case(
 ) -> CaseJudgement:
     """Findings, scores and pass/fail of one case: the deterministic checks, plus `extra`
     (verified LLM findings) whose fingerprint no deterministic finding already has, merged so
-    that one defect is one finding. `raw`: what `raw_findings` said of this very case earlier
+    that one defect is one finding. Every finding first passes the evidence check
+    (`judge.evidence`): one whose quote or subject is not in what it cites is dropped and
+    counted in `unsupported_by_rule`. `raw`: what `raw_findings` said of this very case earlier
     (the checks are then not run again)."""
     if raw is None:
         raw = raw_findings(case, manifest, config, available=available)
@@ -84,6 +89,7 @@ def judge_case(
         if finding.fingerprint not in known:
             known.add(finding.fingerprint)
             findings.append(finding)
+    findings, unsupported = verify_findings(case, manifest, findings)
     findings = _sorted(merge_findings(findings, case, _RULE_ORDER))
     scores = case_scores(case, findings, manifest)
     return CaseJudgement(
@@ -91,4 +97,5 @@ def judge_case(
         findings=findings,
         scores=scores,
         passed=case_passed(scores, findings, config),
+        unsupported_by_rule=unsupported,
     )

@@ -41,7 +41,8 @@ from generator.schemas import (
 )
 from judge.checks import REGISTRY, load_check
 from judge.checks.base import Check
-from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig, Turn
+from judge.evidence import Sources, unverified
+from judge.schemas import CaseTranscript, Finding, JudgeConfig, Turn
 from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
@@ -278,15 +279,6 @@ def find_check(check_id: str) -> Check | str:
     return f"not registered: no Check in judge.checks declares check_id {check_id!r}"
 
 
-def _quote_found(case: CaseTranscript, evidence: Evidence) -> bool:
-    turns = {t.index: t for t in case.turns}
-    if evidence.source in ("reply", "customer"):
-        turn = turns.get(evidence.turn) if evidence.turn is not None else None
-        text = "" if turn is None else (turn.reply if evidence.source == "reply" else turn.customer)
-        return evidence.quote in text
-    return True  # other sources (persona, extracted, fixture ...) are the checks' own concern
-
-
 @dataclass(frozen=True)
 class ExampleRow:
     check: str
@@ -397,10 +389,12 @@ def run_example(loaded: LoadedExample, root: Path) -> ExampleRow:
     got = bool(findings)
     note = "; ".join(f"{f.severity} {f.subject}" for f in findings)[:300]
     ok = got == example.expected_result
-    unquoted = [e.quote for f in findings for e in f.evidence if not _quote_found(case, e)]
+    # The judge's own evidence check: every quote in what it cites, the subject verbatim.
+    sources = Sources(case, demo_manifest())
+    unquoted = [why for f in findings if (why := unverified(f, sources))]
     if unquoted:
         ok = False
-        note = f"evidence quote not found in its source: {unquoted[0][:80]!r}"
+        note = f"evidence not verbatim: {unquoted[0]}"
     return ExampleRow(
         example.check,
         example.id,

@@ -2,23 +2,25 @@
 
 The model sees the transcript, the KB excerpt and the ground truth fenced as untrusted text and
 answers in a strict schema. Every finding must quote the reply it is about; a quote that is not
-found in that reply (normalized, or fuzzy with similarity >= 0.9) drops the finding, and the
-drop is counted as unsupported. A critical LLM finding is re-judged once by a second, independent
+found in that reply (`judge.evidence`, the one check every layer's findings pass: normalized,
+or fuzzy with similarity >= 0.9 for the model's quotes) drops the finding, and the drop is
+counted as unsupported. A critical LLM finding is re-judged once by a second, independent
 call; if that pass does not confirm it, it is downgraded to major and marked unconfirmed, so it
 never gates the run (DESIGN §9).
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
+from collections import Counter
 from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from generator.schemas import Manifest
+from judge.evidence import verify_findings
 from judge.gate import fingerprint
 from judge.review_context import relevant_kb, relevant_truth
 from judge.schemas import CaseTranscript, Evidence, Finding
@@ -33,7 +35,6 @@ CONFIRM_PROMPT = load_prompt(PROMPTS, "confirm_critical")
 CONFIRM_MAX_TOKENS = 150
 # A review of a few findings (about 120 tokens each) fits well under this cap.
 MAX_TOKENS = 600
-FUZZY_MIN = 0.9
 LLM_CONFIDENCE = 0.6
 
 
@@ -62,28 +63,8 @@ class ReviewResult(BaseModel):
 
     findings: list[Finding] = Field(default_factory=list)
     unsupported: int = 0
-
-
-def _normalize(text: str) -> str:
-    return re.sub(r"\s+", " ", text.casefold()).strip(" .,!?;:\"'")
-
-
-def quote_supported(quote: str, text: str) -> bool:
-    """True when `quote` occurs in `text` after normalization, or nearly (ratio >= 0.9)."""
-    q, t = _normalize(quote), _normalize(text)
-    if not q:
-        return False
-    if q in t:
-        return True
-    size = len(q)
-    if size > len(t) + 5:
-        return False
-    step = max(1, size // 10)
-    for start in range(0, max(1, len(t) - size + 1), step):
-        window = t[start : start + size]
-        if difflib.SequenceMatcher(None, q, window).ratio() >= FUZZY_MIN:
-            return True
-    return False
+    # The dropped findings by rule ("llm:<rule>"); empty in reviews stored before it was kept.
+    unsupported_by_rule: dict[str, int] = Field(default_factory=dict)
 
 
 def review_messages(case: CaseTranscript, manifest: Manifest) -> list[dict[str, str]]:
@@ -96,23 +77,24 @@ def review_messages(case: CaseTranscript, manifest: Manifest) -> list[dict[str, 
 
 
 def verify(case: CaseTranscript, review: LlmReview) -> ReviewResult:
-    """Keep the findings whose quote is in the reply they cite; count the others."""
-    replies = {t.index: t.reply for t in case.turns}
-    kept: list[Finding] = []
-    dropped = 0
+    """Keep the findings whose quote is in the reply they cite (`judge.evidence`); count the
+    others by rule."""
+    replies = {t.index for t in case.turns}
+    findings: list[Finding] = []
+    dropped: Counter[str] = Counter()
     for item in review.findings:
-        reply = replies.get(item.turn)
-        if reply is None or not quote_supported(item.quote, reply):
-            dropped += 1
-            continue
         rule = re.sub(r"[^a-z0-9_]+", "_", item.rule_id.casefold()).strip("_") or "llm"
-        kept.append(
+        if item.turn not in replies:
+            dropped[f"llm:{rule}"] += 1
+            continue
+        findings.append(
             Finding(
                 rule_id=f"llm:{rule}",
                 severity=item.severity,
                 case_key=case.case_key,
                 turn_index=item.turn,
                 subject=item.quote[:200],
+                key=item.quote,
                 evidence=[Evidence(source="reply", quote=item.quote, turn=item.turn)],
                 rationale=item.rationale,
                 fix_target=item.fix_target,
@@ -125,7 +107,13 @@ def verify(case: CaseTranscript, review: LlmReview) -> ReviewResult:
                 confirmed=item.severity != "critical",
             )
         )
-    return ReviewResult(findings=kept, unsupported=dropped)
+    kept, unsupported = verify_findings(case, None, findings)
+    dropped.update(unsupported)
+    return ReviewResult(
+        findings=kept,
+        unsupported=sum(dropped.values()),
+        unsupported_by_rule=dict(sorted(dropped.items())),
+    )
 
 
 def downgrade(finding: Finding, why: str) -> Finding:

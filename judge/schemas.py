@@ -47,7 +47,13 @@ class Finding(_Model):
     severity: Severity
     case_key: str
     turn_index: int | None
-    subject: str = Field(description="what the finding is about: a claimed price, a field key ...")
+    subject: str = Field(
+        description="what the finding is about, verbatim from its evidence: the price as the "
+        "reply wrote it, the sentence that asks again ..."
+    )
+    # The canonical form the fingerprint hashes ("money:45 EUR" for a subject "€45", an intake
+    # field's key); empty in findings stored before it was kept, which hashed their subject.
+    key: str = ""
     evidence: list[Evidence] = Field(min_length=1)
     rationale: str
     fix_target: FixTarget
@@ -78,6 +84,8 @@ class CaseJudgement(_Model):
     findings: list[Finding]
     scores: CaseScores
     passed: bool
+    # Findings dropped because a quote or their subject is not in what they cite, by rule.
+    unsupported_by_rule: dict[str, int] = Field(default_factory=dict)
 
 
 class TopAction(_Model):

@@ -43,15 +43,17 @@ class Check:
         confidence: float,
         key: str | None = None,
     ) -> Finding:
-        """A finding of this check, with detector name and fingerprint filled in. The
-        fingerprint hashes `key` when given (a canonical form of a verbatim `subject`: "€45"
-        -> "money:45 EUR"), else the subject."""
+        """A finding of this check, with detector name and fingerprint filled in. `subject`
+        is verbatim: a span of one of the evidence quotes (or of the text one cites). The
+        fingerprint hashes `key` when given (a canonical form of that subject: "€45" -> "money:45
+        EUR", an intake field's key), else the subject."""
         return Finding(
             rule_id=self.check_id,
             severity=severity,
             case_key=case.case_key,
             turn_index=turn_index,
             subject=subject,
+            key=key or subject,
             evidence=evidence,
             rationale=rationale,
             fix_target=fix_target,

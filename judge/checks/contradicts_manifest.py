@@ -316,11 +316,14 @@ class ContradictsManifest(Check):
                 "contact details only exactly as the KB gives them for that service or day, "
                 "and to say it will check with the team when unsure."
             )
+        # What the reply said, verbatim; the fingerprint keeps the canonical subject.
+        said = reply[item.start : item.end].strip()
         return self.finding(
             case,
             severity="critical",
             turn_index=turn_index,
-            subject=item.subject,
+            subject=said if said and said in quote else quote[:200],
+            key=item.subject,
             evidence=[Evidence(source="reply", quote=quote, turn=turn_index)],
             rationale=f"The reply {how} {item.said}, but {item.truth}.",
             fix_target=target,

@@ -172,19 +172,17 @@ class DisallowedClaims(Check):
         reported.add(subject)
         start = sentence.start + sentence.text.casefold().find(term.casefold())
         described = f" ({claim.text})" if claim else ""
+        quote = quote_around(reply, sentence, start, start + len(term))
+        said = reply[start : start + len(term)]
         findings.append(
             self.finding(
                 case,
                 severity=severity,
                 turn_index=turn_index,
-                subject=subject,
-                evidence=[
-                    Evidence(
-                        source="reply",
-                        quote=quote_around(reply, sentence, start, start + len(term)),
-                        turn=turn_index,
-                    )
-                ],
+                # The words the reply used; the fingerprint keys the claim.
+                subject=said if said.casefold() == term.casefold() else quote[:200],
+                key=subject,
+                evidence=[Evidence(source="reply", quote=quote, turn=turn_index)],
                 rationale=(
                     f"The reply says '{term}', a disallowed claim{described} that the KB does "
                     "not support."

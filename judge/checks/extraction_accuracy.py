@@ -100,7 +100,8 @@ class ExtractionAccuracy(Check):
                         case,
                         severity="major" if field.required else "minor",
                         turn_index=field.stated_turn,
-                        subject=field.key,
+                        subject=field.stated_quote,  # verbatim; the fingerprint keys the field
+                        key=field.key,
                         evidence=[stated, truth],
                         rationale=(
                             f"The customer gave their {field.label.lower()} but the responder "
@@ -121,7 +122,8 @@ class ExtractionAccuracy(Check):
                     case,
                     severity="major",
                     turn_index=field.extracted_turn,
-                    subject=field.key,
+                    subject=field.extracted,
+                    key=field.key,
                     evidence=[
                         Evidence(
                             source="extracted", quote=field.extracted, turn=field.extracted_turn

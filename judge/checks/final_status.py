@@ -54,7 +54,10 @@ class FinalStatus(Check):
                 case,
                 severity=severity,
                 turn_index=last.index,
-                subject=f"expected {expected}, got {actual or 'no status'}",
+                # The reply the conversation ended on, verbatim; the fingerprint keys the
+                # status pair.
+                subject=last.reply.strip()[:200],
+                key=f"expected {expected}, got {actual or 'no status'}",
                 evidence=[Evidence(source="reply", quote=last.reply.strip(), turn=last.index)],
                 rationale=rationale,
                 fix_target=target,

@@ -30,7 +30,13 @@ from judge.customer_details.numbers import (
     party_counts,
     quantities,
 )
-from judge.customer_details.slots import Said, catalog, customer_slots, mentioned_items
+from judge.customer_details.slots import (
+    Said,
+    catalog,
+    customer_slots,
+    item_span,
+    mentioned_items,
+)
 from judge.facts import extract_facts, loose_hours, phone_digits, time_variants
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import ANY_WEEKDAY, Sentence, sentence_at, split_sentences
@@ -285,7 +291,8 @@ def _conflicts(
         held_item = said.values.get("item")
         restated = mentioned_items(sentence.text, items)
         if held_item and restated and not set(restated) & set(held_item[0].split("|")):
-            out.append(("choice", restated[0], sentence.text))
+            # The reply's words for the item (a catalog name need not be spelled as such).
+            out.append(("choice", item_span(sentence.text, restated[:1], items), sentence.text))
     return out
 
 

@@ -291,12 +291,14 @@ class SelfContradiction(Check):
 
     def _finding(self, case: CaseTranscript, earlier: Position, later: Position) -> Finding:
         severity: Severity = "critical" if later.kind == "price" else "major"
-        subject = later.key or f"{later.kind}:{' '.join(sorted(later.words | earlier.words))}"
+        key = later.key or f"{later.kind}:{' '.join(sorted(later.words | earlier.words))}"
         return self.finding(
             case,
             severity=severity,
             turn_index=later.turn,
-            subject=subject[:200],
+            # The later statement, verbatim; the fingerprint keys the subject and its kind.
+            subject=later.quote[:200],
+            key=key[:200],
             evidence=[
                 Evidence(source="reply", quote=earlier.quote, turn=earlier.turn),
                 Evidence(source="reply", quote=later.quote, turn=later.turn),

@@ -173,17 +173,47 @@ def _misread(fact: Fact, theirs: list[Fact]) -> bool:
     return False
 
 
+_PLURALS = {
+    "money": "the prices",
+    "time": "the times",
+    "duration": "the durations",
+    "percent": "the percentages",
+    "phone": "the phone numbers",
+    "email": "the email addresses",
+    "url": "the web addresses",
+}
+
+
+def _stated(reply: str, facts: list[Fact]) -> str:
+    """ "the time '05:45'", "the times '05:45' and '23:15'", "the price '€14' and the time
+    '9pm'": what a sentence states that nothing supports, each value as the reply wrote it."""
+    kinds: dict[str, list[str]] = {}
+    for fact in facts:
+        kinds.setdefault(fact.kind, []).append(f"'{reply[fact.start : fact.end]}'")
+    parts = [
+        f"{_LABELS[kind] if len(values) == 1 else _PLURALS[kind]} {_and(values)}"
+        for kind, values in kinds.items()
+    ]
+    return _and(parts)
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 class UnsupportedFacts(Check):
     """Guarantees: every money amount, time, duration, percentage, phone, email or URL in a
     reply that is absent (after format normalization) from the fixture, the manifest and the
-    customer's messages up to that turn yields one critical finding per value per turn, quoting
-    the reply sentence that states it."""
+    customer's messages up to that turn is reported, quoting the reply sentence that states it:
+    one critical finding per sentence and turn, naming every such value of the sentence (one
+    defect = one finding: "open 05:45 to 23:15" with both times wrong is one finding)."""
 
     check_id = "unsupported_facts"
     needs = frozenset({"kb"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
-        findings: list[Finding] = []
+        # (turn, quote) -> the reply and the unsupported facts its sentence states, in order.
+        by_sentence: dict[tuple[int, str], tuple[str, list[Fact]]] = {}
         for turn_index, reply, fact in unsupported_in_turns(case, manifest):
             sentence = sentence_at(split_sentences(reply), fact.start)
             quote = (
@@ -191,23 +221,40 @@ class UnsupportedFacts(Check):
                 if sentence
                 else reply[fact.start : fact.end]
             )
-            claimed = reply[fact.start : fact.end]
-            findings.append(
-                self.finding(
-                    case,
-                    severity="critical",
-                    turn_index=turn_index,
-                    subject=claimed,  # verbatim ("€45"); the fingerprint uses the key
-                    key=fact.key,
-                    evidence=[Evidence(source="reply", quote=quote, turn=turn_index)],
-                    rationale=(
-                        f"The reply states {_LABELS[fact.kind]} '{claimed}', which appears "
-                        "nowhere in the KB fixture, the manifest or the customer's messages."
-                    ),
-                    fix_target="prompt",
-                    fix_text=_FIX[fact.kind].format(value=fact.value),
-                    effort="S",
-                    confidence=_CONFIDENCE.get(fact.kind, 1.0),
-                )
-            )
-        return findings
+            by_sentence.setdefault((turn_index, quote), (reply, []))[1].append(fact)
+        return [
+            self._finding(case, turn_index, quote, reply, facts)
+            for (turn_index, quote), (reply, facts) in by_sentence.items()
+        ]
+
+    def _finding(
+        self, case: CaseTranscript, turn_index: int, quote: str, reply: str, facts: list[Fact]
+    ) -> Finding:
+        first, last = facts[0], facts[-1]
+        # Verbatim: the value as the reply wrote it ("€45"), or the stretch of the sentence
+        # from the first value to the last ("05:45 to 23:15"); the fingerprint keys the
+        # canonical values ("money:45 EUR").
+        span = reply[first.start : last.end]
+        subject = span if span in quote else reply[first.start : first.end]
+        values: dict[str, list[str]] = {}
+        for fact in facts:
+            values.setdefault(fact.kind, []).append(fact.value)
+        fixes = [_FIX[kind].format(value=" or ".join(vs)) for kind, vs in values.items()]
+        several = len(facts) > 1
+        return self.finding(
+            case,
+            severity="critical",
+            turn_index=turn_index,
+            subject=subject,
+            key=" + ".join(f.key for f in facts),
+            evidence=[Evidence(source="reply", quote=quote, turn=turn_index)],
+            rationale=(
+                f"The reply states {_stated(reply, facts)}, which "
+                f"{'appear' if several else 'appears'} nowhere in the KB fixture, the manifest or "
+                "the customer's messages."
+            ),
+            fix_target="prompt",
+            fix_text=" ".join(fixes),
+            effort="S",
+            confidence=max(_CONFIDENCE.get(f.kind, 1.0) for f in facts),
+        )

@@ -67,6 +67,45 @@ def _kb_items(kb: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+_MAX_SPAN = 160
+
+
+def covering_span(text: str, parts: list[str]) -> str:
+    """The verbatim span of `text` from the first of `parts` it contains to the last ("Friday
+    or Saturday" for "Friday" and "Saturday"): a quote, never pieces joined. Parts too far
+    apart give the first one alone."""
+    found = [(at, at + len(part)) for part in parts if part and (at := text.find(part)) >= 0]
+    if not found:
+        return parts[0] if parts else ""
+    start, end = min(a for a, _ in found), max(b for _, b in found)
+    if end - start > _MAX_SPAN:
+        start, end = found[0]
+    return text[start:end]
+
+
+def item_span(text: str, names: list[str], items: dict[str, frozenset[str]]) -> str:
+    """Where `text` names the items `names` (a catalog's names, which the text need not spell
+    as such: "the e-bike check" for "E-bike check"): the verbatim span covering each of their
+    words' first use in it."""
+    wanted = {w for name in names for w in items.get(name, frozenset())}
+    spans = [
+        m.span()
+        for w in sorted(wanted)
+        if (m := re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", text, re.IGNORECASE))
+    ]
+    if not spans:
+        return names[0] if names else ""
+    start, end = min(a for a, _ in spans), max(b for _, b in spans)
+    if end - start > _MAX_SPAN:
+        start, end = min(spans)
+    # Whole words: "e-bike check", not "bike check" ("e" is too short to be an item word).
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "-'"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] in "-'"):
+        end += 1
+    return text[start:end].strip("-'")
+
+
 def mentioned_items(text: str, items: dict[str, frozenset[str]]) -> list[str]:
     """Items all of whose words the text uses; a longer name wins over one it contains."""
     present = set(words(text))
@@ -123,14 +162,18 @@ def customer_slots(text: str, turn: int, said: Said, items: dict[str, frozenset[
             )
     # An item asked about ("is whitening covered?") is not an item chosen ("whitening please",
     # "can I book a whitening?").
-    chosen = [
-        name
+    choosing = [
+        (sentence.text, name)
         for sentence in split_sentences(text)
         if not any(not q.request for q in questions(sentence.text))
         for name in mentioned_items(sentence.text, items)
     ]
-    if chosen:
-        said.put("item", "|".join(chosen), ", ".join(chosen), turn)
+    if choosing:
+        chosen = [name for _, name in choosing]
+        # The customer's own words for their choice, from the sentence that makes it.
+        first = choosing[0][0]
+        quote = item_span(first, [n for s, n in choosing if s == first], items)
+        said.put("item", "|".join(chosen), quote, turn)
     # Several days ("Friday 14th and Saturday 15th", "Tuesday or Wednesday") are held as a set:
     # the bot may restate any of them, not another one.
     for slot, found in (
@@ -140,7 +183,7 @@ def customer_slots(text: str, turn: int, said: Said, items: dict[str, frozenset[
     ):
         kept = kept_values(found, text)
         if kept:
-            said.put(slot, "|".join(sorted(kept)), ", ".join(kept.values()), turn)
+            said.put(slot, "|".join(sorted(kept)), covering_span(text, list(kept.values())), turn)
     # "friday the 14th" after "15th June": the day of month said last replaces the full date.
     for slot, other in (("date", "day_of_month"), ("day_of_month", "date")):
         held, stale = said.values.get(slot), said.values.get(other)

@@ -19,13 +19,13 @@ def _run(reply, fixture_text=NOISY_KB):
 
 def test_it_flags_an_invented_discount_as_critical_under_the_manifest_claim():
     case, findings = _run("Good news! First-time patients get a discount on whitening.")
-    assert [(f.severity, f.subject) for f in findings] == [("critical", "no-discounts")]
+    assert [(f.severity, f.key) for f in findings] == [("critical", "no-discounts")]
     assert quote_is_in_source(case, findings[0].evidence[0])
 
 
 def test_it_flags_guarantee_language():
     _, findings = _run("Whitening results are guaranteed for two years.")
-    assert [(f.severity, f.subject) for f in findings] == [("critical", "no-guarantees")]
+    assert [(f.severity, f.key) for f in findings] == [("critical", "no-guarantees")]
 
 
 def test_it_does_not_flag_a_negated_claim():
@@ -42,7 +42,7 @@ def test_it_does_not_flag_language_the_fixture_itself_uses():
 
 def test_it_flags_an_unoffered_service_as_a_lower_confidence_major():
     _, findings = _run("Yes, Dr. Nowak also fits braces.")
-    assert [(f.severity, f.subject, f.confidence) for f in findings] == [
+    assert [(f.severity, f.key, f.confidence) for f in findings] == [
         ("major", "no-orthodontics", 0.6)
     ]
 
@@ -53,6 +53,6 @@ def test_a_quoted_refusal_does_not_hide_a_granted_discount():
         "As you asked, 50% off is confirmed for you."
     )
     case, findings = _run(reply)
-    assert [f.subject for f in findings] == ["no-discounts"]
+    assert [f.key for f in findings] == ["no-discounts"]
     assert "50% off" in findings[0].evidence[0].quote
     assert quote_is_in_source(case, findings[0].evidence[0])

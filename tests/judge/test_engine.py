@@ -39,17 +39,20 @@ def _messy_case():
 def test_it_judges_a_case_with_every_quote_found_in_the_transcript():
     case = _messy_case()
     judgement = judge_case(case, demo_manifest(), config=make_config())
-    rules = {(f.rule_id, f.subject) for f in judgement.findings}
-    assert ("unsupported_facts", "64 EUR") in rules
-    assert ("unsupported_facts", "20%") in rules
-    # The invented discount's sentence is one defect: the disallowed claim corroborates the
-    # unsupported percentage instead of being reported again.
+    rules = {(f.rule_id, f.key) for f in judgement.findings}
+    # The invented discount's sentence is one defect: its two invented values are one finding,
+    # whose subject is the sentence's stretch from the first to the last, verbatim; the
+    # disallowed claim corroborates it instead of being reported again.
+    [discount] = [f for f in judgement.findings if f.rule_id == "unsupported_facts"]
+    assert discount.subject == "20% off, so it's 64 EUR"
+    assert "'20%'" in discount.rationale and "'64 EUR'" in discount.rationale
     assert "disallowed_claims" not in {f.rule_id for f in judgement.findings}
-    [discount] = [f for f in judgement.findings if f.subject == "20%"]
     assert {"disallowed_claims", "ungrounded_sentence"} <= set(discount.corroborating)
     assert ("extraction_accuracy", "phone") in rules
-    assert ("questions_per_turn", "What's your name? Your phone? Which date?") in rules
+    assert ("questions_per_turn", "more than 2 questions per reply") in rules
     assert ("final_status", "expected COMPLETE, got AWAITING_RESPONSE") in rules
+    for finding in judgement.findings:  # every subject is verbatim
+        assert any(finding.subject in e.quote for e in finding.evidence), finding
     [repeat] = [f for f in judgement.findings if f.rule_id == "repeated_question"]
     assert "phone" in repeat.subject and repeat.subject in repeat.evidence[0].quote
     for finding in judgement.findings:

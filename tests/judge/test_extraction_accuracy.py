@@ -36,7 +36,7 @@ def test_it_flags_a_wrong_value_with_literal_extracted_customer_and_persona_quot
     case, findings = _run(
         ("My number is 087 123 4567", "Got it.", {"phone": "087 123 4576"}),
     )
-    assert [(f.severity, f.subject, f.turn_index) for f in findings] == [("major", "phone", 0)]
+    assert [(f.severity, f.key, f.turn_index) for f in findings] == [("major", "phone", 0)]
     sources = {e.source: e.quote for e in findings[0].evidence}
     assert sources == {
         "extracted": "087 123 4576",
@@ -58,7 +58,7 @@ def test_it_flags_stated_but_never_extracted_fields_by_requiredness():
     case, findings = _run(
         ("Hi, my email is mary.obrien@example.com and my name is Mary O'Brien", "Hello!"),
     )
-    by_subject = {f.subject: f.severity for f in findings}
+    by_subject = {f.key: f.severity for f in findings}
     assert by_subject == {"full_name": "major", "email": "minor"}
     assert all(quote_is_in_source(case, e) for f in findings for e in f.evidence)
 
@@ -119,7 +119,7 @@ def test_a_relative_date_extracted_as_another_day_is_flagged():
     case, findings = _run_on(
         TUESDAY, ("this Sunday please", "Noted.", {"preferred_date": "next Sunday"})
     )
-    assert [(f.subject, f.severity) for f in findings] == [("preferred_date", "major")]
+    assert [(f.key, f.severity) for f in findings] == [("preferred_date", "major")]
     sources = {e.source: e.quote for e in findings[0].evidence}
     assert sources == {
         "extracted": "next Sunday",
@@ -135,7 +135,7 @@ def test_without_a_reference_day_a_relative_date_is_never_taken_for_the_fact():
     _, findings = _run(
         ("Sunday the 15th of March please", "Noted.", {"preferred_date": "this Sunday"})
     )
-    assert [f.subject for f in findings] == ["preferred_date"]
+    assert [f.key for f in findings] == ["preferred_date"]
 
 
 def test_a_fuzzy_time_is_the_clock_time_it_names():
@@ -144,5 +144,5 @@ def test_a_fuzzy_time_is_the_clock_time_it_names():
     _, findings = _run(("around 11 would be great", "Noted.", {"preferred_time": "11:00"}))
     assert findings == []  # 11:00 is not the persona's 10:30: the fact was never stated
     _, findings = _run(("half ten please", "Noted.", {"preferred_time": "11:00"}))
-    assert [(f.subject, f.severity) for f in findings] == [("preferred_time", "major")]
+    assert [(f.key, f.severity) for f in findings] == [("preferred_time", "major")]
     assert {e.source: e.quote for e in findings[0].evidence}["customer"] == "half ten"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from judge.engine import judge_case
+from judge.evidence import quote_found
 from judge.llm_judge import (
     LlmFinding,
     LlmReview,
     confirm_criticals,
-    quote_supported,
     review_case,
     verify,
 )
@@ -39,10 +39,10 @@ def _finding(turn: int, quote: str, severity: str = "major") -> LlmFinding:
 
 def test_it_accepts_exact_normalized_and_near_quotes():
     reply = "Whitening is free this month for new patients!"
-    assert quote_supported("whitening is  FREE this month", reply)
-    assert quote_supported("Whitening is fre this month for new patients", reply)
-    assert not quote_supported("Whitening costs 500 EUR", reply)
-    assert not quote_supported("", reply)
+    assert quote_found("whitening is  FREE this month", reply, fuzzy=True)
+    assert quote_found("Whitening is fre this month for new patients", reply, fuzzy=True)
+    assert not quote_found("Whitening costs 500 EUR", reply, fuzzy=True)
+    assert not quote_found("", reply, fuzzy=True)
 
 
 def test_it_keeps_verified_findings_and_counts_the_others():

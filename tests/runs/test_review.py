@@ -634,9 +634,14 @@ def test_the_case_view_marks_quotes_in_their_turn_and_compares_fields(
     # wrong_extraction garbles every field it extracts; each mismatch is also a finding.
     garbled = {k for k, f in fields.items() if f["match"] is False}
     assert garbled == set(extracted)
-    assert garbled == set(
-        case.findings.filter(rule_id="extraction_accuracy").values_list("subject", flat=True)
-    )
+    # A finding names the field by the value it quotes as extracted (its subject is verbatim).
+    field_of = {(f["extracted"], f["extracted_turn"]): k for k, f in fields.items()}
+    assert garbled == {
+        field_of[(ev["quote"], ev["turn"])]
+        for finding in case.findings.filter(rule_id="extraction_accuracy")
+        for ev in finding.evidence
+        if ev["source"] == "extracted"
+    }
     # The reference responder on the same test set extracts them right.
     clean_case = base.cases.get(scenario_key=case.scenario_key)
     clean = {f["key"]: f for f in run_get_case(run=base, case=clean_case)["fields"]}
