@@ -189,6 +189,9 @@ class RunCase(models.Model):
     score_quality = models.FloatField(null=True, blank=True)
     score_overall = models.FloatField(null=True, blank=True)
     passed = models.BooleanField(null=True)
+    # Findings of the case dropped by the judge's evidence check (a quote or the subject not in
+    # what it cites), by rule; the LLM review's own drops are in its `llm_review` artifact.
+    unsupported_by_rule = models.JSONField(default=dict, blank=True)
     lease_owner = models.CharField(max_length=100, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     attempt = models.PositiveIntegerField(default=0)

@@ -39,7 +39,7 @@ class ReportPages(RunPagesBase):
             return TemplateResponse(request, "admin/runs/run/report.html#progress", context)
         report = report_build(run=run)
         findings = report.findings
-        groups = finding_groups(findings)
+        groups = finding_groups(report)
         can_triage = request.user.has_perm("qalab.triage_finding") and bool(findings)
         by_severity = [(sev, [g for g in groups if g.severity == sev]) for sev in SEVERITIES]
         context.update(

@@ -24,6 +24,7 @@ from runs.models import (
     TriageState,
 )
 from runs.report.delta import delta_build, run_get_previous
+from runs.report.groups import group_findings
 from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
 from runs.report.schema import (
     Case,
@@ -88,8 +89,16 @@ def run_tokens(run: Run) -> Tokens:
     )
 
 
-def _unsupported_findings(run: Run) -> int:
-    return sum(review.unsupported for review in load_reviews(run).values())
+def unsupported_by_rule(run: Run, cases: list[RunCase]) -> dict[str, int]:
+    """Findings the evidence check dropped, by rule: the LLM reviews' (a review stored before
+    it counted by rule counts as `llm`) and the judge's, case by case."""
+    counts: Counter[str] = Counter()
+    for review in load_reviews(run).values():
+        counts.update(review.unsupported_by_rule)
+        counts["llm"] += review.unsupported - sum(review.unsupported_by_rule.values())
+    for case in cases:
+        counts.update(case.unsupported_by_rule or {})
+    return {rule: n for rule, n in sorted(counts.items()) if n > 0}
 
 
 def _triage(t: FindingTriage | None) -> Triage:
@@ -255,6 +264,8 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
     report_findings = [
         _finding(f, case_keys[f.case_id] if f.case_id else None, triage.get(f.id)) for f in findings
     ]
+    groups = group_findings(report_findings)
+    unsupported = unsupported_by_rule(run, cases)
     return RunReport(
         run_id=run.id,
         organization=run.org_slug,
@@ -286,11 +297,14 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
             skipped_budget=sum(1 for c in cases if c.status == CaseStatus.SKIPPED_BUDGET),
             interrupted=sum(1 for c in cases if c.attempt > 1),
             findings=severity_counts(f.severity for f in findings),
-            unsupported_findings=_unsupported_findings(run),
+            issues=severity_counts(g.severity for g in groups),
+            unsupported_findings=sum(unsupported.values()),
+            unsupported_by_rule=unsupported,
             triage=count_triage_states(f.triage.state for f in report_findings),
             carry=triage_carry_counts(run, findings, carried_per_finding(triage_rows)),
         ),
         findings=report_findings,
+        finding_groups=groups,
         top_actions=[
             TopAction(
                 rank=a.rank,
@@ -325,6 +339,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
                     c.score_groundedness, c.score_extraction, c.score_quality, c.score_overall
                 ),
                 **{"pass": c.passed},
+                unsupported_by_rule=c.unsupported_by_rule or {},
             )
             for c in cases
         ],

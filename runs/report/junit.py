@@ -9,7 +9,7 @@ holds a critical finding that counts toward FAIL_CRITICAL, and what passes the g
 
 - a case with a critical finding that fails the gate -> `<failure type="critical">`: the message
   counts them and names the first, the body lists every finding of the case (severity, rule,
-  turn, evidence quotes, suggested fix);
+  turn, how many findings its issue has in the run, evidence quotes, suggested fix);
 - a case that errored (the responder failed) -> `<error>` with the case's error, findings listed;
 - a case skipped when the budget ran out, cancelled, or not played yet -> `<skipped>`;
 - otherwise the case passes, even with major or minor findings, below its pass threshold, or with
@@ -17,6 +17,10 @@ holds a critical finding that counts toward FAIL_CRITICAL, and what passes the g
   exits 0 on them). Their findings go to the suite's `<system-out>`, under the case's name: the
   Ant JUnit schema (tests/data/JUnit.xsd) has no output per testcase;
 - run-wide findings (no case), or a run that ended in error, get a testcase `run` of their own.
+
+The suite's `<system-out>` opens with every issue of the run once, with its count: the finding
+groups of the report (`runs.report.groups`), the same entries the report page and the Markdown
+list.
 
 Bot output is untrusted: every string loses the characters XML 1.0 does not allow (control
 characters, U+FFFE/U+FFFF, lone surrogates); ElementTree escapes the rest.
@@ -31,7 +35,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from runs.report.schema import Case, Finding, RunReport
+from runs.report.groups import report_groups
+from runs.report.schema import Case, Finding, FindingGroup, RunReport
 
 # Anything but XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] |
 # [#x10000-#x10FFFF].
@@ -65,12 +70,23 @@ def _gating(finding: Finding) -> bool:
     return finding.severity == "critical" and not finding.triage.gate_waived
 
 
-def finding_text(finding: Finding) -> str:
-    """One finding in plain text, for a failure body or the suite's output."""
+def _occurrences(group: FindingGroup | None) -> str:
+    """How many findings the finding's issue (its group) has in the run, as the report page
+    counts them: " · issue x12 in 12 cases" (with a multiplication sign)."""
+    if group is None or group.count < 2:
+        return ""
+    cases = len(group.cases)
+    return f" · issue ×{group.count} in {_plural(cases, 'case')}"
+
+
+def finding_text(finding: Finding, group: FindingGroup | None = None) -> str:
+    """One finding in plain text, for a failure body or the suite's output; with its `group`
+    (`runs.report.groups`), how many findings that issue has in the run."""
     turn = f", turn {finding.turn}" if finding.turn is not None else ""
     lines = [
         f"{finding.severity.upper()} {finding.rule_id}{turn} (confidence {finding.confidence:.2f})"
-        + (f", also {', '.join(finding.corroborating)}" if finding.corroborating else ""),
+        + (f", also {', '.join(finding.corroborating)}" if finding.corroborating else "")
+        + _occurrences(group),
         f"  {finding.rationale}",
     ]
     for ev in finding.evidence:
@@ -99,8 +115,11 @@ class _Outcome:
     output: list[str] = field(default_factory=list)
 
 
-def _findings_outcome(findings: list[Finding], *, error: str | None) -> _Outcome:
-    listed = "\n\n".join(finding_text(f) for f in findings)
+def _findings_outcome(
+    findings: list[Finding], groups: dict[str, FindingGroup], *, error: str | None
+) -> _Outcome:
+    # One entry per issue: a case holds at most one finding of each group (judge.merge).
+    listed = "\n\n".join(finding_text(f, groups.get(f.fingerprint)) for f in findings)
     if error is not None:
         return _Outcome("error", "case_error", _short(error), listed or error)
     critical = [f for f in findings if _gating(f)]
@@ -115,20 +134,33 @@ def _findings_outcome(findings: list[Finding], *, error: str | None) -> _Outcome
     return _Outcome(output=[listed] if listed else [])
 
 
-def _case_outcome(case: Case, findings: list[Finding]) -> _Outcome:
+def _case_outcome(case: Case, findings: list[Finding], groups: dict[str, FindingGroup]) -> _Outcome:
     if case.status in _NOT_PLAYED:
         outcome = _Outcome("skipped", message=_NOT_PLAYED[case.status])
-        outcome.output = [finding_text(f) for f in findings]
+        outcome.output = [finding_text(f, groups.get(f.fingerprint)) for f in findings]
         return outcome
     if case.status == "error":
-        return _findings_outcome(findings, error=case.error or "the case errored")
-    outcome = _findings_outcome(findings, error=None)
+        return _findings_outcome(findings, groups, error=case.error or "the case errored")
+    outcome = _findings_outcome(findings, groups, error=None)
     if outcome.kind is None and case.passed is False:
         overall = case.scores.overall
         score = "n/a" if overall is None else f"{overall * 100:.1f}%"
         # Below the threshold, without a critical: the gate passes it, so does JUnit.
         outcome.output.insert(0, f"Below the case's pass threshold (overall {score}).")
     return outcome
+
+
+def _issues_text(grouped: list[tuple[FindingGroup, list[Finding]]]) -> str:
+    """Every issue of the run once, with its count: the report page's list of findings."""
+    lines = [f"== Findings by issue ({_plural(len(grouped), 'issue')})"]
+    for group, items in grouped:
+        first = items[0]
+        where = f"{_plural(len(group.cases), 'case')}" if group.cases else "run-wide"
+        lines.append(
+            f"{group.severity.upper()} {group.rule_id} ×{group.count} ({where}): "
+            f"{_short(first.subject or first.rationale, 120)}"
+        )
+    return "\n".join(lines)
 
 
 def _add(parent: ET.Element, tag: str, text: str | None = None, **attrs: object) -> ET.Element:
@@ -177,6 +209,10 @@ def _properties(report: RunReport) -> dict[str, object]:
         "findings_critical": s.findings.critical,
         "findings_major": s.findings.major,
         "findings_minor": s.findings.minor,
+        "issues_critical": s.issues.critical,
+        "issues_major": s.issues.major,
+        "issues_minor": s.issues.minor,
+        "findings_unsupported": s.unsupported_findings,
         "tokens_used": t.used,
         "tokens_budget": t.budget,
     }
@@ -198,6 +234,8 @@ def report_to_junit(
 ) -> str:
     """The run as a JUnit XML document (UTF-8 text with its declaration); see the module doc."""
     now = now or datetime.now(UTC)
+    grouped = report_groups(report)
+    groups = {group.fingerprint: group for group, _ in grouped}
     by_case: dict[str | None, list[Finding]] = {}
     for finding in report.findings:
         by_case.setdefault(finding.case, []).append(finding)
@@ -210,7 +248,7 @@ def report_to_junit(
                 f"qalab.{report.organization}.{case.scenario}",
                 f"{case.id} ({case.scenario})",
                 seconds,
-                _case_outcome(case, by_case.get(case.id, [])),
+                _case_outcome(case, by_case.get(case.id, []), groups),
             )
         )
     run_wide = by_case.get(None, [])
@@ -221,7 +259,7 @@ def report_to_junit(
                 f"qalab.{report.organization}.run",
                 "run",
                 0.0,
-                _findings_outcome(run_wide, error=error),
+                _findings_outcome(run_wide, groups, error=error),
             )
         )
 
@@ -247,6 +285,8 @@ def report_to_junit(
     verdict = report.verdict or f"no verdict ({report.status})"
     reason = f" — {report.verdict_reason}" if report.verdict_reason else ""
     out = [f"Run {report.run_id}: {verdict}{reason}"]
+    if grouped:
+        out.append(_issues_text(grouped))
     for _classname, name, _seconds, outcome in rows:
         if outcome.output:
             out.append(f"== {name}\n" + "\n\n".join(outcome.output))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from runs.report.schema import RunReport
+from collections import Counter
+
+from qalab.domain import SEVERITIES
+from runs.report.groups import report_groups
+from runs.report.schema import Finding, RunReport
 from runs.report.words import delta_changes, delta_test_set, no_baseline_text
 
 _PCT_KEYS = ("groundedness", "extraction_accuracy", "conversation_quality", "overall")
@@ -79,6 +83,83 @@ def _carry_line(report: RunReport) -> str:
     )
 
 
+def unsupported_line(report: RunReport) -> str:
+    """How many findings the evidence check dropped, by rule (or that it dropped none)."""
+    s = report.summary
+    n = s.unsupported_findings
+    if not n:
+        return "Evidence check: every finding's quotes are verbatim in the transcript or KB."
+    rules = ", ".join(f"{rule} {k}" for rule, k in s.unsupported_by_rule.items())
+    return (
+        f"{n} finding{'s' if n != 1 else ''} dropped: {'its' if n == 1 else 'their'} quotes "
+        f"{'was' if n == 1 else 'were'} not in the transcript or KB"
+        + (f" ({_md_escape(rules)})" if rules else "")
+        + "."
+    )
+
+
+def _group_triage(items: list[Finding]) -> str:
+    """The triage line of a group: its findings' common decision, or how they are split."""
+    states = Counter(f.triage.state for f in items)
+    if len(states) > 1:
+        split = ", ".join(f"{n} {_STATE_WORDS.get(st, st)}" for st, n in states.most_common())
+        return f"  - Triage: mixed: {split}"
+    t = items[0].triage
+    if t.state == "open" and t.carried_from is None:
+        return ""
+    return (
+        f"  - Triage: {_STATE_WORDS.get(t.state, t.state)}"
+        + (f" by {_md_escape(t.reviewer)}" if t.reviewer else "")
+        + (f", carried from run {t.carried_from}" if t.carried_from is not None else "")
+        + (" (does not fail the gate)" if t.gate_waived else "")
+        + (f": {_md_escape(t.note)}" if t.note else "")
+    )
+
+
+def _findings(report: RunReport) -> list[str]:
+    """One bullet per finding group, as the report page lists them (`runs.report.groups`):
+    a severity heading with its number of issues, then each issue with its count."""
+    lines: list[str] = []
+    grouped = report_groups(report)
+    for severity in SEVERITIES:
+        of_severity = [(g, items) for g, items in grouped if g.severity == severity]
+        if not of_severity:
+            continue
+        n = len(of_severity)
+        lines += [f"### {severity.capitalize()} ({n} issue{'s' if n != 1 else ''})", ""]
+        for group, items in of_severity:
+            finding = items[0]
+            where = f"case {finding.case}" if finding.case else "run-wide"
+            lines.append(
+                f"- **{severity.upper()}** `{finding.rule_id}`"
+                + (f" ×{group.count}" if group.count > 1 else "")
+                + f" — {where}"
+                + (f", turn {finding.turn}" if finding.turn is not None else "")
+                + f": {_md_escape(finding.rationale)}"
+                + (f" (also: {', '.join(finding.corroborating)})" if finding.corroborating else "")
+            )
+            for ev in finding.evidence:
+                turn = "" if ev.turn is None else f", turn {ev.turn}"
+                lines.append(f"  - {ev.source}{turn}: “{_md_escape(ev.quote)}”")
+            lines.append(
+                f"  - Fix ({finding.fix.target}, effort {finding.effort}, confidence "
+                f"{finding.confidence:.2f}): {_md_escape(finding.fix.text)}"
+            )
+            if group.count > 1:
+                cases = len(group.cases)
+                occurrences = ", ".join(
+                    (f.case or "run") + ("" if f.turn is None else f"·t{f.turn}") for f in items
+                )
+                lines.append(
+                    f"  - {group.count} occurrences in {cases} case{'s' if cases != 1 else ''}: "
+                    f"{occurrences}"
+                )
+            if triage := _group_triage(items):
+                lines.append(triage)
+        lines.append("")
+    return lines
+
+
 def report_to_markdown(report: RunReport) -> str:
     """Findings-first Markdown (seed 003 §6 order): verdict, findings, top actions, scores, tokens."""
     lines: list[str] = []
@@ -124,31 +205,12 @@ def report_to_markdown(report: RunReport) -> str:
     add("")
     add(_carry_line(report))
     add("")
+    add(unsupported_line(report))
+    add("")
     if not report.findings:
         add("Not judged yet." if progress else "No findings.")
-    for finding in report.findings:
-        add(
-            f"- **{finding.severity.upper()}** `{finding.rule_id}` — case {finding.case}"
-            + (f", turn {finding.turn}" if finding.turn is not None else "")
-            + f": {_md_escape(finding.rationale)}"
-            + (f" (also: {', '.join(finding.corroborating)})" if finding.corroborating else "")
-        )
-        for ev in finding.evidence:
-            add(f"  - {ev.source}: “{_md_escape(ev.quote)}”")
-        add(
-            f"  - Fix ({finding.fix.target}, effort {finding.effort}, confidence "
-            f"{finding.confidence:.2f}): {_md_escape(finding.fix.text)}"
-        )
-        t = finding.triage
-        if t.state != "open" or t.carried_from is not None:
-            add(
-                f"  - Triage: {_STATE_WORDS.get(t.state, t.state)}"
-                + (f" by {_md_escape(t.reviewer)}" if t.reviewer else "")
-                + (f", carried from run {t.carried_from}" if t.carried_from is not None else "")
-                + (" (does not fail the gate)" if t.gate_waived else "")
-                + (f": {_md_escape(t.note)}" if t.note else "")
-            )
-    add("")
+        add("")
+    lines += _findings(report)  # each severity's list ends with a blank line
     add("## Top actions")
     add("")
     if not report.top_actions:
@@ -211,9 +273,7 @@ def report_to_markdown(report: RunReport) -> str:
         f"{t.invalid} invalid reply(ies), {t.fallbacks} fallback(s) to the "
         f"offline implementation, {t.replayed} replayed"
         + (f", {t.orphaned} orphaned reservation(s) charged in full" if t.orphaned else "")
-        + "; "
-        f"{report.summary.unsupported_findings} LLM finding(s) dropped for "
-        "unverified evidence."
+        + "."
     )
     d = report.delta
     add("")

@@ -1,5 +1,5 @@
-"""What the report page shows beyond the `RunReport` itself: findings grouped by fingerprint
-(one entry per issue, triaged together) and the groups each top action resolves."""
+"""What the report page shows beyond the `RunReport` itself: its finding groups (one entry per
+issue, triaged together) with their triage state, and the groups each top action resolves."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from runs.models import TriageState
-from runs.report.schema import Finding, TopAction, Triage
+from runs.report.groups import report_groups
+from runs.report.schema import Finding, RunReport, TopAction, Triage
 
 
 @dataclass(eq=False)
 class FindingGroup:
-    """Findings with the same severity and fingerprint; `finding` is the first of `items`."""
+    """One entry of the page: a group of the report (`RunReport.finding_groups`, one
+    fingerprint), its findings (`finding`, the first of `items`, is the one shown) and their
+    triage state."""
 
     severity: str
     finding: Finding
@@ -25,36 +28,32 @@ class FindingGroup:
     notes: list[Triage] = field(default_factory=list)
 
 
-def finding_groups(findings: Sequence[Finding]) -> list[FindingGroup]:
-    """Findings with the same severity and fingerprint (rule + subject: the same invented price
-    in every reply, the same wrong hours in ten cases) as one group, in the report's order.
+def finding_groups(report: RunReport) -> list[FindingGroup]:
+    """The report's finding groups (`runs.report.groups`: the same invented price in every
+    reply, the same question repeated in several cases, whatever their severities), in the
+    report's order, as the page shows them.
 
     Each group shows its first finding's evidence and fix, lists every occurrence (case, turn)
     and triages all its findings at once; its state is the common state or "mixed".
     """
     labels = dict(TriageState.choices)
-    groups: dict[tuple[str, str], FindingGroup] = {}
-    for f in findings:
-        key = (f.severity, f.fingerprint)
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = FindingGroup(severity=f.severity, finding=f)
-        group.items.append(f)
-    for group in groups.values():
-        items = group.items
+    out: list[FindingGroup] = []
+    for group, items in report_groups(report):
+        entry = FindingGroup(severity=group.severity, finding=items[0], items=items)
         states = Counter(f.triage.state for f in items)
-        group.ids = ",".join(str(f.id) for f in items)
-        group.cases = sorted({f.case for f in items if f.case})
+        entry.ids = ",".join(str(f.id) for f in items)
+        entry.cases = group.cases
         if len(states) == 1:
             state = next(iter(states))
-            group.state, group.state_label = state, labels.get(state, state)
+            entry.state, entry.state_label = state, labels.get(state, state)
         else:
-            group.state = "mixed"
-            group.state_label = "mixed: " + ", ".join(
+            entry.state = "mixed"
+            entry.state_label = "mixed: " + ", ".join(
                 f"{n} {labels.get(state, state).lower()}" for state, n in states.most_common()
             )
-        group.notes = [f.triage for f in items if f.triage.note][:3]
-    return list(groups.values())
+        entry.notes = [f.triage for f in items if f.triage.note][:3]
+        out.append(entry)
+    return out
 
 
 def actions_with_groups(

@@ -124,9 +124,17 @@ class Summary(ReportModel):
     skipped_budget: int
     interrupted: int = Field(description="cases whose worker was lost and another resumed")
     findings: SeverityCounts
+    issues: SeverityCounts = Field(
+        description="finding groups (`finding_groups`: one per fingerprint, the same defect "
+        "across cases) by their most severe finding"
+    )
     unsupported_findings: int = Field(
-        description="LLM-judge findings dropped because their evidence quote was not in the "
-        "transcript"
+        description="findings dropped by the evidence check, of every layer (deterministic "
+        "checks and the LLM judge): a quote not found verbatim (normalized) in the transcript, KB "
+        "or ground truth it cites, or a subject in none of them"
+    )
+    unsupported_by_rule: dict[str, int] = Field(
+        description="unsupported_findings by rule id (LLM-judge rules as llm:<rule>)"
     )
     triage: TriageCounts
     carry: TriageCarry
@@ -198,6 +206,22 @@ class Finding(ReportModel):
     triage: Triage
 
 
+class FindingGroup(ReportModel):
+    """One issue: the findings that share a fingerprint (the same invented price in every case,
+    one question repeated in several), whatever their severities. The report page, the Markdown
+    and the JUnit list these groups, built once by the report build."""
+
+    fingerprint: str
+    rule_id: str
+    severity: Severity = Field(description="the most severe of its findings")
+    subject: str = Field(description="its first (most severe) finding's subject")
+    count: int = Field(description="how many findings it holds")
+    cases: list[str] = Field(description="the cases it occurs in, sorted")
+    finding_ids: list[int] = Field(
+        description="its findings, in report order: the first is the one shown"
+    )
+
+
 class TopAction(ReportModel):
     rank: int
     title: str
@@ -244,6 +268,9 @@ class Case(ReportModel):
     interruptions: list[Interruption]
     scores: Scores
     passed: bool | None = Field(alias="pass")
+    unsupported_by_rule: dict[str, int] = Field(
+        description="the case's findings dropped by the evidence check, by rule"
+    )
 
 
 # --------------------------------------------------------------------------- delta
@@ -405,6 +432,10 @@ class RunReport(ReportModel):
     scores: Scores
     summary: Summary
     findings: list[Finding]
+    finding_groups: list[FindingGroup] = Field(
+        description="the findings grouped by fingerprint, most severe group first, then in "
+        "report order; every finding is in exactly one group"
+    )
     top_actions: list[TopAction]
     cases: list[Case]
     delta: RunDelta | None

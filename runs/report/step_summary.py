@@ -5,6 +5,7 @@ escaped as in the Markdown report."""
 
 from __future__ import annotations
 
+from runs.report.groups import report_groups
 from runs.report.markdown import _md_escape, _pct
 from runs.report.schema import RunReport
 from runs.report.words import delta_summary
@@ -46,20 +47,23 @@ def report_to_step_summary(report: RunReport) -> str:
         f"{f.major} major, {f.minor} minor · overall {_pct(report.scores.overall)} · tokens "
         f"{report.tokens.used:,}/{report.tokens.budget:,}"
     )
-    if report.findings:
+    grouped = report_groups(report)  # one entry per issue, as the report lists them
+    if grouped:
         add("")
         add("**Top findings**")
         add("")
-        for finding in report.findings[:TOP_FINDINGS]:
+        for group, items in grouped[:TOP_FINDINGS]:
+            finding = items[0]
             where = "run-wide" if finding.case is None else f"case {finding.case}"
             if finding.turn is not None:
                 where += f", turn {finding.turn}"
             add(
-                f"- **{finding.severity.upper()}** `{finding.rule_id}` — {where}: "
-                f"{_md_escape(_short(finding.rationale, _RATIONALE_CHARS))}"
+                f"- **{group.severity.upper()}** `{finding.rule_id}`"
+                + (f" ×{group.count}" if group.count > 1 else "")
+                + f" — {where}: {_md_escape(_short(finding.rationale, _RATIONALE_CHARS))}"
             )
-        if len(report.findings) > TOP_FINDINGS:
-            add(f"- … and {len(report.findings) - TOP_FINDINGS} more in the full report")
+        if len(grouped) > TOP_FINDINGS:
+            add(f"- … and {len(grouped) - TOP_FINDINGS} more issues in the full report")
     if report.top_actions:
         add("")
         add("**Top actions**")

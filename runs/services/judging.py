@@ -75,14 +75,16 @@ def _case_error_finding(case: RunCase) -> Finding:
     """A case that could not be run is a critical `case_error` finding: the run never passes
     while cases errored, and the report says which and why."""
     reason = case.error or "unknown error"
-    # The fingerprint ignores numbers (ports, ids, sizes) so the same failure matches across runs.
-    subject = re.sub(r"\d+", "#", reason)[:200]
+    # The fingerprint ignores numbers (ports, ids, sizes) so the same failure matches across runs;
+    # the subject is the error as it was.
+    key = re.sub(r"\d+", "#", reason)[:200]
     return Finding(
         rule_id="case_error",
         severity="critical",
         case_key=case.scenario_key,
         turn_index=None,
-        subject=subject,
+        subject=reason[:200],
+        key=key,
         evidence=[Evidence(source="error", quote=reason[:500])],
         rationale=(
             f"The conversation could not be completed: {reason[:300]}. A responder that fails "
@@ -96,7 +98,7 @@ def _case_error_finding(case: RunCase) -> Finding:
         effort="M",
         confidence=1.0,
         detector="pipeline",
-        fingerprint=gate.fingerprint("case_error", subject),
+        fingerprint=gate.fingerprint("case_error", key),
     )
 
 
@@ -195,6 +197,7 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                 case.score_quality = judgement.scores.conversation_quality
                 case.score_overall = judgement.scores.overall
                 case.passed = judgement.passed
+                case.unsupported_by_rule = judgement.unsupported_by_rule
                 case.save(
                     update_fields=[
                         "score_groundedness",
@@ -202,6 +205,7 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                         "score_quality",
                         "score_overall",
                         "passed",
+                        "unsupported_by_rule",
                     ]
                 )
         errored_cases = run.cases.filter(status=CaseStatus.ERROR).order_by("scenario_key")

@@ -346,8 +346,9 @@ def test_repeated_findings_are_one_entry_triaged_together(admin_client, canary_r
     from runs.report.build import report_build
     from runs.report.page import finding_groups
 
-    findings = report_build(run=canary_run).findings
-    groups = finding_groups(findings)
+    report = report_build(run=canary_run)
+    findings = report.findings
+    groups = finding_groups(report)
     assert sum(len(g.items) for g in groups) == len(findings)
     assert len(groups) < len(findings)  # the same invented price in every reply is one issue
     big = max(groups, key=lambda g: len(g.items))
