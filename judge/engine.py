@@ -9,12 +9,22 @@ from judge.evidence import verify_findings
 from judge.merge import merge_findings
 from judge.schemas import CaseJudgement, CaseTranscript, Finding, JudgeConfig
 from judge.scoring import case_passed, case_scores
+from judge.semantic.layer import apply_semantic
 from qalab.domain import SEVERITY_ORDER
 
 EVERYTHING: frozenset[Need] = frozenset({"org", "scenario", "kb"})
 # Rule ids in registry order (LLM and pipeline rules after them): ties in a merge go to the
 # earlier rule.
 _RULE_ORDER = {rule_id: i for i, rule_id in enumerate(REGISTRY)}
+
+
+def judge_layers(*, semantic: bool, llm: bool) -> list[str]:
+    """The layers of the judge that ran (DESIGN §9), as every report names them."""
+    return [
+        "deterministic",
+        *(["semantic"] if semantic else []),
+        *(["llm"] if llm else []),
+    ]
 
 
 def skipped_checks(available: frozenset[Need]) -> list[str]:
@@ -37,7 +47,8 @@ def raw_findings(
     *,
     available: frozenset[Need] = EVERYTHING,
 ) -> list[Finding]:
-    """What every applicable check says, before merging; exact duplicates dropped."""
+    """What every applicable check says, before merging; exact duplicates dropped; then the
+    semantic layer's confirmations and own findings (`judge.semantic.layer`)."""
     findings: list[Finding] = []
     seen: set[tuple[str, int | None, str, str]] = set()
     for check in all_checks():
@@ -48,7 +59,7 @@ def raw_findings(
             if key not in seen:
                 seen.add(key)
                 findings.append(finding)
-    return findings
+    return apply_semantic(case, findings, config)
 
 
 def run_checks(

@@ -23,7 +23,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge.dialogues import Dialogue, DialogueFinding, judge_dialogue
+from judge.dialogues import DEFAULT_CONFIG, Dialogue, DialogueFinding, judge_dialogue
+from judge.schemas import JudgeConfig
 
 EVALUATED: tuple[str, ...] = (
     "ignored_question",
@@ -127,9 +128,11 @@ def _covers(finding: DialogueFinding) -> set[int]:
     return {t for t in turns if isinstance(t, int)}
 
 
-def score_dialogue(dialogue: LabelledDialogue) -> dict[str, RuleScore]:
+def score_dialogue(
+    dialogue: LabelledDialogue, config: JudgeConfig = DEFAULT_CONFIG
+) -> dict[str, RuleScore]:
     """Per evaluated rule, how the judge's findings on `dialogue` meet its labels."""
-    findings = judge_dialogue(dialogue).findings
+    findings = judge_dialogue(dialogue, config=config).findings
     scores: dict[str, RuleScore] = {}
     for rule in EVALUATED:
         score = RuleScore()
@@ -170,9 +173,11 @@ def _summed(
     return result
 
 
-def score_files(paths: list[Path]) -> dict[str, dict[str, RuleScore]]:
+def score_files(
+    paths: list[Path], config: JudgeConfig = DEFAULT_CONFIG
+) -> dict[str, dict[str, RuleScore]]:
     """Per file name (and "all"), per rule, the summed scores."""
-    return _summed(paths, EVALUATED, read_labelled, score_dialogue)
+    return _summed(paths, EVALUATED, read_labelled, lambda d: score_dialogue(d, config))
 
 
 # --------------------------------------------------------------------------- unsupported claims
@@ -222,11 +227,13 @@ def _meets(a: Span, b: Span) -> bool:
     return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
 
 
-def score_claims_dialogue(dialogue: ClaimedDialogue) -> dict[str, RuleScore]:
+def score_claims_dialogue(
+    dialogue: ClaimedDialogue, config: JudgeConfig = DEFAULT_CONFIG
+) -> dict[str, RuleScore]:
     """Per claim rule (and `EITHER`): a finding is correct when a reply quote of it overlaps a
     marked claim of the same message; a claim is found when a finding overlaps it."""
     claims = [_span(dialogue.turns[c.turn].text, c.turn, c.quote) for c in dialogue.claims]
-    findings = judge_dialogue(dialogue).findings
+    findings = judge_dialogue(dialogue, config=config).findings
     scores: dict[str, RuleScore] = {}
     for rule in (*CLAIM_RULES, EITHER):
         wanted = set(CLAIM_RULES) if rule == EITHER else {rule}
@@ -259,6 +266,10 @@ def score_claims_dialogue(dialogue: ClaimedDialogue) -> dict[str, RuleScore]:
     return scores
 
 
-def score_claim_files(paths: list[Path]) -> dict[str, dict[str, RuleScore]]:
+def score_claim_files(
+    paths: list[Path], config: JudgeConfig = DEFAULT_CONFIG
+) -> dict[str, dict[str, RuleScore]]:
     """Per file name (and "all"), per claim rule and `EITHER`, the summed scores."""
-    return _summed(paths, (*CLAIM_RULES, EITHER), read_claimed, score_claims_dialogue)
+    return _summed(
+        paths, (*CLAIM_RULES, EITHER), read_claimed, lambda d: score_claims_dialogue(d, config)
+    )

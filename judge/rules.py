@@ -66,7 +66,10 @@ RULES: tuple[Rule, ...] = (
         "deterministic",
         "prompt",
         "The responder reverses a position or gives a different value for the same subject in a "
-        "later turn without acknowledging it (critical when it involves a price).",
+        "later turn without acknowledging it (critical when it is a fact about the business: a "
+        "price, duration, day or time, a service offered or not; major for situational answers). "
+        "With the semantic layer, the contradiction head confirms each finding and, in a "
+        "dialogue with no KB, reports on its own.",
         action="Stop contradicting earlier answers",
     ),
     Rule(

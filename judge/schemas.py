@@ -111,6 +111,11 @@ class JudgeConfig(_Model):
     strictness: float = Field(ge=0, le=1)
     min_score_to_pass: float = Field(ge=0, le=1)
     max_questions_per_turn: int = 2
+    # The semantic layer (judge/semantic/): on by default; its per-rule threshold overrides and
+    # the folder its model files are read from (None: the installed packages).
+    semantic: bool = True
+    semantic_thresholds: dict[str, float] = Field(default_factory=dict)
+    semantic_model_dir: str | None = None
 
     @property
     def threshold(self) -> float:

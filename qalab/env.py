@@ -61,6 +61,27 @@ def envlist(name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
 
 
+def envthresholds(name: str) -> dict[str, float]:
+    """`rule=0.9,rule2=0.75`: a threshold in [0, 1] per named rule (the names are checked
+    against the judge's rules by the runs app when it loads)."""
+    values: dict[str, float] = {}
+    for item in envlist(name):
+        rule, sep, raw = item.partition("=")
+        rule = rule.strip()
+        if not sep or not rule:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not RULE=THRESHOLD")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {item!r}: {raw.strip()!r} is not a number"
+            ) from None
+        if not 0 <= value <= 1:
+            raise ImproperlyConfigured(f"{name}: {item!r}: the threshold must be between 0 and 1")
+        values[rule] = value
+    return values
+
+
 def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
     value = envstr(name, default) or default
     if value not in choices:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qalab.env import envbool, envchoice, envdb, envint, envlist, envshare, envstr
+from qalab.env import (
+    envbool,
+    envchoice,
+    envdb,
+    envint,
+    envlist,
+    envshare,
+    envstr,
+    envthresholds,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("QALAB_VAR_DIR") or BASE_DIR / "var")
@@ -201,4 +210,11 @@ QALAB_RESPONDER_PROMPT_DIRS = envlist("QALAB_RESPONDER_PROMPT_DIRS") or ("docs/p
 QALAB_RUN_MAX_CONCURRENT_CASES = envint("QALAB_RUN_MAX_CONCURRENT_CASES", 4, minimum=1)
 QALAB_FIXTURES_DIR = Path(envstr("QALAB_FIXTURES_DIR") or BASE_DIR / "docs" / "kb-fixtures")
 QALAB_CASE_LEASE_SECONDS = envint("QALAB_CASE_LEASE_SECONDS", 300, minimum=10)
+# The judge's semantic layer (judge/semantic/: a sentence encoder and small heads): `off` runs the
+# deterministic checks alone. Its model files come from the installed packages, or from
+# QALAB_SEMANTIC_MODEL_DIR (the pinned files, checked by sha256 either way); per-rule threshold
+# overrides as RULE=VALUE,... (judge/semantic/thresholds.py has the rules and defaults).
+QALAB_SEMANTIC = envchoice("QALAB_SEMANTIC", "on", ("on", "off"))
+QALAB_SEMANTIC_MODEL_DIR = envstr("QALAB_SEMANTIC_MODEL_DIR")
+QALAB_SEMANTIC_THRESHOLDS = envthresholds("QALAB_SEMANTIC_THRESHOLDS")
 QALAB_RUN_STALL_SECONDS = envint("QALAB_RUN_STALL_SECONDS", 900, minimum=30)

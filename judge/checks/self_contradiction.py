@@ -73,6 +73,8 @@ CUSTOMER_CORRECTION = re.compile(
     re.IGNORECASE,
 )
 _SITUATIONAL = frozenset({"can", "answer"})
+# The business speaking of itself.
+_BUSINESS_VOICE = re.compile(r"\b(?:we|we're|we've|we'll|our|ours)\b", re.IGNORECASE)
 _CONFIDENCE = {"price": 0.9, "duration": 0.85, "open": 0.9, "opens": 0.85, "closes": 0.85}
 
 # The lexical path (c): stricter than the scorer's DECISION_THRESHOLD (0.5), which is tuned for
@@ -258,9 +260,12 @@ class SelfContradiction(Check):
         )
         later_quote = quote_clause(pair.later)
         earlier_quote = quote_clause(pair.earlier)
+        # Both sides state what the business does or has ("we repair ...", "we do not repair
+        # ..."): a contradictory factual claim, critical; other reversals are major.
+        business = all(_BUSINESS_VOICE.search(q) for q in (earlier_quote, later_quote))
         return self.finding(
             case,
-            severity="major",
+            severity="critical" if business else "major",
             turn_index=turn.index,
             subject=pair.later.text[:200],
             evidence=[
@@ -290,7 +295,10 @@ class SelfContradiction(Check):
         )
 
     def _finding(self, case: CaseTranscript, earlier: Position, later: Position) -> Finding:
-        severity: Severity = "critical" if later.kind == "price" else "major"
+        # A business fact said both ways (a price, a duration, a day or time, a service it does
+        # or does not offer) is a contradictory factual claim: critical (DESIGN §9). A position
+        # that depends on the customer's situation (can / cannot, a yes/no answer) is major.
+        severity: Severity = "major" if later.kind in _SITUATIONAL else "critical"
         key = later.key or f"{later.kind}:{' '.join(sorted(later.words | earlier.words))}"
         return self.finding(
             case,

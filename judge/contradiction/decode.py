@@ -3,7 +3,7 @@ of the scorer on a labelled set (`manage.py qalab_calibrate --task self_contradi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,12 +76,13 @@ def score_record(record: DecodeRecord) -> float:
 def evaluate(
     records: Iterable[DecodeRecord | Mapping[str, Any]],
     threshold: float = DECISION_THRESHOLD,
+    score: Callable[[DecodeRecord], float] = score_record,
 ) -> dict[str, Any]:
     """Figures of the scorer on DECODE-format records, contradiction = positive class: n,
     contradictions, threshold, balanced_accuracy, precision, recall, f1 (at `threshold`), auroc
     (None unless both labels occur) and the confusion counts."""
     parsed = [r if isinstance(r, DecodeRecord) else decode_record(r) for r in records]
-    scores = [score_record(r) for r in parsed]
+    scores = [score(r) for r in parsed]
     labels = [r.contradiction for r in parsed]
     counts = confusion([s >= threshold for s in scores], labels)
     positives = sum(labels)

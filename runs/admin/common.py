@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from qalab.orgs import organizations_for
 from runs.models import Run
+from runs.report.build import run_judge_layers
 from runs.selectors import run_list_for_user
 from runs.simulator.http_mapping import mapping_summary
 
@@ -95,6 +96,7 @@ def snapshot_rows(run: Run) -> list[tuple[str, Any]]:
         ("Org context sha256", source.get("org_context_sha256", "—")),
         ("Seed", run.seed),
         ("As of (reference date)", run.as_of.isoformat()),
+        ("Judge layers", ", ".join(run_judge_layers(run))),
         ("Code version", source.get("code_version") or "—"),
         ("Test set reused from", run.config.get("reuse_artifacts") or "— (generated)"),
         ("Artifacts", f"{len(artifact_hashes)} hashed" if artifact_hashes else "—"),

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from django.db.models import Count, Prefetch, Sum
 
+from judge.engine import judge_layers
 from qalab.domain import ArtifactKind
 from qalab.llm.base import ROLES
 from runs.artifacts import load_reviews
@@ -243,6 +244,13 @@ def run_get_findings(run: Run) -> list[RunFinding]:
     return sorted(run.findings.all(), key=severity_sort_key)
 
 
+def run_judge_layers(run: Run) -> list[str]:
+    """The judge's layers the run had, from its snapshot."""
+    return judge_layers(
+        semantic=bool(run.config.get("semantic", {}).get("on")), llm=run.engine != "offline"
+    )
+
+
 def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
     """The report of DESIGN §11 (plus verdict, reason, fixtures and case errors), built once
     from the run's rows; with the delta against the previous reported run unless told not to."""
@@ -280,6 +288,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
         settings_hash=run.settings_hash,
         seed=run.seed,
         as_of=run.as_of.isoformat(),
+        judge_layers=run_judge_layers(run),
         config=run.config,
         source=run.source,
         started_at=run.started_at.isoformat() if run.started_at else None,

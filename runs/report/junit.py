@@ -200,6 +200,7 @@ def _properties(report: RunReport) -> dict[str, object]:
         "engine": report.engine,
         "seed": report.seed,
         "as_of": report.as_of,
+        "judge_layers": ",".join(report.judge_layers),
         "settings_hash": report.settings_hash,
     }
     for key in _SCORE_KEYS:

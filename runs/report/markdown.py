@@ -183,7 +183,8 @@ def report_to_markdown(report: RunReport) -> str:
     add(
         f"Organization `{report.organization}` · preset `{report.preset}` · status "
         f"`{report.status}` · engine `{report.engine}` · responder `{_md_escape(report.responder)}` · "
-        f"seed {report.seed} · as of {report.as_of} · settings `{report.settings_hash[:12]}`"
+        f"seed {report.seed} · as of {report.as_of} · settings `{report.settings_hash[:12]}` · "
+        f"judge layers: {', '.join(report.judge_layers)}"
     )
     if report.error:
         add("")

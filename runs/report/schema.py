@@ -419,6 +419,10 @@ class RunReport(ReportModel):
     responder: str
     settings_hash: str
     seed: int
+    judge_layers: list[str] = Field(
+        description="the judge's layers that ran: deterministic (always), semantic (the "
+        "sentence encoder and heads, unless QALAB_SEMANTIC=off), llm (the openai engine)"
+    )
     as_of: str = Field(
         description="the run's reference date (ISO 8601 day): scenario dates count from it; "
         "same organization context, preset, seed and as-of date give identical artifacts"

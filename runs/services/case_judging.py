@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
+
 from generator.schemas import Blueprint, Fixture, Manifest
+from judge.dialogues import DEFAULT_CONFIG
 from judge.engine import raw_findings
 from judge.llm_judge import review_case
 from judge.schemas import CaseTranscript, JudgeConfig, Turn
@@ -25,10 +28,28 @@ from runs.services.common import logger, stage_fan_out
 
 def judge_config(run: Run) -> JudgeConfig:
     """The run's judge settings, as its snapshot holds them."""
+    semantic = run.config.get("semantic", {})
     return JudgeConfig(
         strictness=run.config["strictness"],
         min_score_to_pass=run.config["min_score_to_pass"],
         max_questions_per_turn=run.config.get("max_questions_per_turn", 2),
+        # A run made before the semantic layer has no "semantic" key: judged without it.
+        semantic=semantic.get("on", False),
+        semantic_thresholds=semantic.get("thresholds", {}),
+        semantic_model_dir=settings.QALAB_SEMANTIC_MODEL_DIR or None,
+    )
+
+
+def file_judge_config() -> JudgeConfig:
+    """The judge settings for transcripts judged from a file (`qalab_judge`, `qalab_calibrate`):
+    the defaults, with the semantic layer as the settings say (QALAB_SEMANTIC, its thresholds
+    and model folder)."""
+    return DEFAULT_CONFIG.model_copy(
+        update={
+            "semantic": settings.QALAB_SEMANTIC == "on",
+            "semantic_thresholds": dict(settings.QALAB_SEMANTIC_THRESHOLDS),
+            "semantic_model_dir": settings.QALAB_SEMANTIC_MODEL_DIR or None,
+        }
     )
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import secrets
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
 
+from judge.semantic.model_files import SemanticModelError
 from qalab.domain import ArtifactKind
 from qalab.llm.prompts import prompt_hashes
 from qalab.models import Organization
@@ -117,6 +119,10 @@ def run_create(
         "as_of": as_of.isoformat(),
         "max_concurrent_cases": settings.QALAB_RUN_MAX_CONCURRENT_CASES,
     }
+    if settings.QALAB_SEMANTIC == "on":
+        # Absent when off: such a run's snapshot (and settings hash) is the deterministic
+        # judge's alone, as before the layer existed.
+        config["semantic"] = semantic_config()
     if engine != "offline":
         config["json_mode"] = settings.QALAB_LLM_JSON_MODE
         config["max_fallback_share"] = settings.QALAB_LLM_MAX_FALLBACK_SHARE
@@ -131,6 +137,11 @@ def run_create(
         "prompts": {**prompt_hashes(*PROMPT_DIRS), **getattr(responder, "prompt_hashes", {})},
         "code_version": code_version(),
     }
+    if "semantic" in config:
+        try:
+            source["semantic"] = semantic_files()
+        except SemanticModelError as exc:
+            raise ValueError(str(exc)) from None
     return Run.objects.create(
         organization=organization,
         preset=chosen.name,
@@ -144,6 +155,33 @@ def run_create(
         token_budget=chosen.token_budget,
         created_by=created_by if getattr(created_by, "pk", None) else None,
     )
+
+
+def semantic_config() -> dict[str, Any]:
+    """The judge's semantic layer as a run (made with it on) snapshots it: every rule's
+    head-alone threshold, the defaults with the QALAB_SEMANTIC_THRESHOLDS overrides."""
+    from judge.semantic.thresholds import DEFAULT_THRESHOLDS
+
+    return {"on": True, "thresholds": {**DEFAULT_THRESHOLDS, **settings.QALAB_SEMANTIC_THRESHOLDS}}
+
+
+def semantic_files() -> dict[str, str]:
+    """sha256 of the semantic layer's model and heads, so a run says which judge it had (and
+    the delta names a changed head). Checks the model files now: a missing or mismatched model
+    is refused before the run exists (SemanticModelError names the settings)."""
+    from judge.semantic.heads import HEAD_NAMES, head_sha256
+    from judge.semantic.model_files import MODEL_ONNX, TOKENIZER_JSON, read_pinned
+
+    model_dir = (
+        Path(settings.QALAB_SEMANTIC_MODEL_DIR) if settings.QALAB_SEMANTIC_MODEL_DIR else None
+    )
+    for spec in (MODEL_ONNX, TOKENIZER_JSON):
+        read_pinned(spec, model_dir)
+    return {
+        "model": MODEL_ONNX.sha256,
+        "tokenizer": TOKENIZER_JSON.sha256,
+        **{f"head {name}": head_sha256(name) for name in HEAD_NAMES},
+    }
 
 
 def settings_hash(config: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ lexical path of the self_contradiction check on bot transcripts."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -196,11 +197,14 @@ def lexical_findings(*turns: tuple[str, str]) -> list:
         ),
     ],
 )
-def test_a_reversed_statement_the_rules_do_not_model_is_a_major_finding(turns):
+def test_a_reversed_statement_the_rules_do_not_model_is_a_finding(turns):
     [finding] = lexical_findings(*turns)
     later = turns[1][1]
     assert finding.rule_id == "self_contradiction"
-    assert finding.severity == "major"
+    # The business saying both ways what it has ("our Garden rooms") is a contradictory
+    # factual claim: critical; another reversal is major.
+    business = all(re.search(r"\b(?:we|our)\b", t[1], re.I) for t in turns)
+    assert finding.severity == ("critical" if business else "major")
     assert finding.turn_index == 1
     assert finding.subject in later  # a verbatim span of the later reply
     assert [(e.source, e.turn) for e in finding.evidence] == [("reply", 0), ("reply", 1)]

@@ -182,12 +182,13 @@ def test_claim_extraction_keeps_literal_spans():
 # --------------------------------------------------------------------------- self_contradiction
 
 
-def test_the_contradict_self_canary_is_a_major_finding_quoting_both_replies():
+def test_the_contradict_self_canary_is_a_critical_finding_quoting_both_replies():
+    # Open and closed on the same day: a business fact said both ways.
     [finding] = reversals(
         ("Hi, I'd like a clean", "Sure. We are open on Saturday mornings."),
         ("Saturday then", "We are closed on Saturdays."),
     )
-    assert finding.severity == "major"
+    assert finding.severity == "critical"
     assert finding.fix_target == "prompt"
     assert finding.turn_index == 1
     assert [(e.source, e.turn) for e in finding.evidence] == [("reply", 0), ("reply", 1)]

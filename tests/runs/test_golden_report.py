@@ -78,20 +78,31 @@ def _report_text(report: dict[str, Any]) -> str:
     return json.dumps(normalize_report(report), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def test_a_quick_runs_reports_at_a_fixed_seed_match_the_golden_files(demo_org, tmp_path):
+@pytest.mark.parametrize(
+    ("semantic", "name"), [("off", "quick_seed1_report"), ("on", "quick_seed1_semantic_report")]
+)
+def test_a_quick_runs_reports_at_a_fixed_seed_match_the_golden_files(
+    demo_org, tmp_path, settings, semantic, name
+):
+    """The deterministic judge alone (QALAB_SEMANTIC=off) and with the semantic layer."""
+    settings.QALAB_SEMANTIC = semantic
     code, report, markdown = _golden_run(tmp_path)
 
     assert code == 1 and report["verdict"] == "FAIL_CRITICAL"
     assert report["findings"], "the golden run must have findings to compare"
     assert report["as_of"] == AS_OF
-    _compare("quick_seed1_report.json", _report_text(report))
-    _compare("quick_seed1_report.md", normalize_markdown(markdown, report["run_id"]))
+    assert ("semantic" in report["judge_layers"]) == (semantic == "on")
+    _compare(f"{name}.json", _report_text(report))
+    _compare(f"{name}.md", normalize_markdown(markdown, report["run_id"]))
 
 
 @pytest.mark.parametrize("today", ["2026-01-05T09:00:00Z", "2031-07-19T23:30:00Z"])
-def test_the_same_as_of_date_gives_the_golden_reports_whatever_day_it_is(demo_org, tmp_path, today):
+def test_the_same_as_of_date_gives_the_golden_reports_whatever_day_it_is(
+    demo_org, tmp_path, today, settings
+):
     """DESIGN §8: same org context, preset, seed and as-of date => identical artifacts, on any
     calendar day (here the clock is moved far before and after the golden run's date)."""
+    settings.QALAB_SEMANTIC = "off"
     with time_machine.travel(today, tick=True):
         code, report, markdown = _golden_run(tmp_path)
         assert date.today().isoformat() == today[:10]  # the clock really moved

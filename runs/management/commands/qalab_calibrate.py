@@ -42,6 +42,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from judge.contradiction import DecodeRecord, decode_record, evaluate
 from judge.metrics import auroc, confusion
 from judge.support import UNGROUNDED_THRESHOLD, baseline_support, support_score
+from runs.services.case_judging import file_judge_config
 
 LABELS = {"grounded": False, "ungrounded": True}
 _FIELDS = ("knowledge", "history", "response", "label")
@@ -149,12 +150,33 @@ def read_decode(path: Path) -> list[DecodeRecord]:
     return records
 
 
-def calibrate_contradiction(records: list[DecodeRecord]) -> dict[str, Any]:
+def calibrate_contradiction(records: list[DecodeRecord], *, semantic: bool) -> dict[str, Any]:
     """The figures of `qalab_calibrate --task self_contradiction` for `records` (contradiction =
-    positive class), with the scoring time."""
+    positive class), with the scoring time. With the semantic layer (the default judge) the
+    score is the contradiction head's, utterance against each earlier utterance of the speaker,
+    at the head's threshold (picked on DECODE dev part A); without it, the lexical scorer's."""
     started = time.perf_counter()
-    figures = evaluate(records)
+    if semantic:
+        from judge.semantic.heads import load_head
+        from judge.semantic.scores import utterance_contradiction
+
+        figures = evaluate(
+            records,
+            threshold=load_head("contradiction").threshold,
+            score=lambda r: utterance_contradiction(r.earlier, r.utterance),
+        )
+        figures["scorer"] = "semantic: contradiction head"
+    else:
+        figures = {**evaluate(records), "scorer": "lexical (judge.contradiction)"}
     return {**figures, "seconds": round(time.perf_counter() - started, 3)}
+
+
+def decode_part(records: list[Any], part: str | None) -> list[Any]:
+    """DECODE dev part A (records at even positions: the heads' thresholds are picked on it)
+    or B (odd positions: reported, never picked on); all records without a part."""
+    if part is None:
+        return records
+    return records[{"A": 0, "B": 1}[part] :: 2]
 
 
 def format_contradiction_figures(figures: dict[str, Any]) -> str:
@@ -163,6 +185,7 @@ def format_contradiction_figures(figures: dict[str, Any]) -> str:
     c = figures["confusion"]
     negatives = figures["n"] - figures["contradictions"]
     rows = [
+        ("scorer", str(figures.get("scorer", "lexical"))),
         (
             "N",
             f"{figures['n']} ({figures['contradictions']} contradiction, "
@@ -190,7 +213,8 @@ def natural_figures(folder: Path, *, claims: bool = False) -> dict[str, Any]:
     if not paths:
         raise CommandError(f"{folder}: no labelled *.jsonl files", returncode=2)
     try:
-        scores = score_claim_files(paths) if claims else score_files(paths)
+        config = file_judge_config()
+        scores = score_claim_files(paths, config) if claims else score_files(paths, config)
     except LabelError as exc:
         raise CommandError(str(exc), returncode=2) from None
 
@@ -292,6 +316,12 @@ class Command(BaseCommand):
             help="claim-labelled transcript files DIR/*.jsonl: precision/recall of the rules "
             "reporting unsupported sentences",
         )
+        parser.add_argument(
+            "--part",
+            choices=("A", "B"),
+            help="with --task self_contradiction: DECODE dev part A (even positions, where the "
+            "head's threshold was picked) or B (odd positions: the figure to report)",
+        )
         parser.add_argument("--json", dest="json_path", metavar="PATH", help="write figures")
         parser.add_argument(
             "--examples",
@@ -316,8 +346,15 @@ class Command(BaseCommand):
             report["claims"] = natural_figures(Path(opts["claims"]), claims=True)
             self.stdout.write(format_natural(report["claims"]))
         if opts["data"] and opts["task"] == "self_contradiction":
-            figures = calibrate_contradiction(read_decode(Path(opts["data"])))
-            report = {"task": "self_contradiction", "data": str(opts["data"]), **figures}
+            records = decode_part(read_decode(Path(opts["data"])), opts["part"])
+            semantic = file_judge_config().semantic
+            figures = calibrate_contradiction(records, semantic=semantic)
+            report = {
+                "task": "self_contradiction",
+                "data": str(opts["data"]),
+                "part": opts["part"],
+                **figures,
+            }
             self.stdout.write(format_contradiction_figures(figures))
         elif opts["data"]:
             figures = calibrate(read_records(Path(opts["data"])))

@@ -22,9 +22,11 @@ from pydantic import ValidationError
 from generator.manifest import build_manifest
 from generator.schemas import FixtureDocument, Manifest
 from judge.dialogues import Dialogue, judge_dialogue, skipped_for
+from judge.engine import judge_layers
 from qalab.database import require_migrated
 from qalab.models import Organization
 from qalab.orgs import organization_get_context
+from runs.services.case_judging import file_judge_config
 
 
 def read_dialogues(path: Path) -> list[Dialogue]:
@@ -78,9 +80,10 @@ class Command(BaseCommand):
         if opts["org"]:
             require_migrated()  # a file alone needs no database
         manifest, org_kb = _org(opts["org"]) if opts["org"] else (None, [])
+        config = file_judge_config()
         results: list[dict[str, Any]] = []
         for dialogue in dialogues:
-            judgement = judge_dialogue(dialogue, manifest, org_kb=org_kb)
+            judgement = judge_dialogue(dialogue, manifest, org_kb=org_kb, config=config)
             skipped = skipped_for(dialogue, org=manifest is not None, org_kb=bool(org_kb))
             results.append({**judgement.model_dump(), "skipped_checks": skipped})
             rules = ", ".join(f"{f.rule}@{f.turn}" for f in judgement.findings) or "no findings"
@@ -88,9 +91,14 @@ class Command(BaseCommand):
         skipped_any = sorted({c for r in results for c in r["skipped_checks"]})
         total = sum(len(r["findings"]) for r in results)
         self.stdout.write(
-            f"{len(results)} dialogue(s), {total} finding(s)"
+            f"{len(results)} dialogue(s), {total} finding(s); judge layers: "
+            f"{', '.join(judge_layers(semantic=config.semantic, llm=False))}"
             + (f"; skipped checks: {', '.join(skipped_any)}" if skipped_any else "")
         )
         if opts["json_path"]:
-            payload = {"org": opts["org"], "dialogues": results}
+            payload = {
+                "org": opts["org"],
+                "judge_layers": judge_layers(semantic=config.semantic, llm=False),
+                "dialogues": results,
+            }
             Path(opts["json_path"]).write_text(json.dumps(payload, indent=2), "utf-8")

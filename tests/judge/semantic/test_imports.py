@@ -1,4 +1,5 @@
-"""Importing the semantic layer loads neither torch nor Django nor Celery."""
+"""Importing the semantic layer (and using it) loads neither torch nor Django nor Celery; the
+package itself is light (no onnxruntime) until the encoder is used."""
 
 from __future__ import annotations
 
@@ -11,7 +12,11 @@ from tests.judge.semantic.conftest import ROOT
 _PROBE = """
 import json, sys
 import judge.semantic
-print(json.dumps(sorted(sys.modules)))
+light = "onnxruntime" not in sys.modules
+from judge.semantic.layer import apply_semantic
+from judge.semantic.scores import takeup_miss
+takeup_miss("what time do you open?", "We open at nine.")
+print(json.dumps(sorted(sys.modules) + (["<light>"] if light else [])))
 """
 
 _UNWANTED = {"torch", "django", "celery", "transformers", "sentence_transformers"}
@@ -30,4 +35,5 @@ def test_importing_the_semantic_layer_loads_no_torch_django_or_celery():
     loaded = set(json.loads(done.stdout))
     assert {name.split(".")[0] for name in loaded} & _UNWANTED == set()
     assert "judge.semantic.encoder" in loaded  # the probe did load the layer
+    assert "<light>" in loaded  # `import judge.semantic` alone did not load onnxruntime
     assert "judge.semantic.reference" not in loaded  # tests and tools only
