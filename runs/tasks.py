@@ -91,7 +91,10 @@ def preload_for_the_pool(**_: Any) -> None:
 
     try:  # a few of the checks' own labeled examples, judged once here
         manifest = demo_manifest()
+        # Without the semantic layer: its onnxruntime session must not cross the fork (each
+        # child loads the model itself, 0.4 s, on its first case).
+        config = CONFIG.model_copy(update={"semantic": False})
         for loaded in load_examples()[:WARM_UP_EXAMPLES]:
-            judge_case(loaded.example.case(), manifest, config=CONFIG)
+            judge_case(loaded.example.case(), manifest, config=config)
     except Exception:  # only a warm-up: the worker works without it
         logger.exception("worker warm-up failed; the pool starts cold")

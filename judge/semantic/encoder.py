@@ -12,6 +12,7 @@ within a process and across processes on the same machine and build.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -176,16 +177,18 @@ class Encoder:
         return pooled / np.maximum(norms, np.float32(1e-12))
 
 
-_encoders: dict[Path | None, Encoder] = {}
+_encoders: dict[tuple[int, Path | None], Encoder] = {}
 _encoders_lock = threading.Lock()
 
 
 def get_encoder(model_dir: Path | None = None) -> Encoder:
     """The process's encoder for `model_dir` (the installed packages when None), loaded on the
-    first call and shared afterwards."""
-    key = None if model_dir is None else Path(model_dir).resolve()
+    first call and shared afterwards. Per process: an onnxruntime session is not used across a
+    fork (a worker's pool child loads its own; the parent's is never touched there)."""
+    folder = None if model_dir is None else Path(model_dir).resolve()
+    key = (os.getpid(), folder)
     with _encoders_lock:
         encoder = _encoders.get(key)
         if encoder is None:
-            encoder = _encoders[key] = Encoder(key)
+            encoder = _encoders[key] = Encoder(folder)
         return encoder

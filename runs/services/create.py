@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import secrets
 from datetime import date
 from pathlib import Path
@@ -167,21 +168,28 @@ def semantic_config() -> dict[str, Any]:
 
 def semantic_files() -> dict[str, str]:
     """sha256 of the semantic layer's model and heads, so a run says which judge it had (and
-    the delta names a changed head). Checks the model files now: a missing or mismatched model
-    is refused before the run exists (SemanticModelError names the settings)."""
+    the delta names a changed head). Checks the model files now (once per process and folder):
+    a missing or mismatched model is refused before the run exists (SemanticModelError names
+    the settings)."""
     from judge.semantic.heads import HEAD_NAMES, head_sha256
-    from judge.semantic.model_files import MODEL_ONNX, TOKENIZER_JSON, read_pinned
+    from judge.semantic.model_files import MODEL_ONNX, TOKENIZER_JSON
 
-    model_dir = (
-        Path(settings.QALAB_SEMANTIC_MODEL_DIR) if settings.QALAB_SEMANTIC_MODEL_DIR else None
-    )
-    for spec in (MODEL_ONNX, TOKENIZER_JSON):
-        read_pinned(spec, model_dir)
+    _verify_model_files(settings.QALAB_SEMANTIC_MODEL_DIR)
     return {
         "model": MODEL_ONNX.sha256,
         "tokenizer": TOKENIZER_JSON.sha256,
         **{f"head {name}": head_sha256(name) for name in HEAD_NAMES},
     }
+
+
+@functools.cache
+def _verify_model_files(model_dir: str) -> None:
+    """Read and check the pinned model files (hashing 23 MB costs ~0.1 s: done once; a failed
+    check raises, so it is not remembered)."""
+    from judge.semantic.model_files import MODEL_ONNX, TOKENIZER_JSON, read_pinned
+
+    for spec in (MODEL_ONNX, TOKENIZER_JSON):
+        read_pinned(spec, Path(model_dir) if model_dir else None)
 
 
 def settings_hash(config: dict[str, Any]) -> str:

@@ -1,10 +1,12 @@
 """Core figures of `make bench` (issue 19, point 2), each written to `var/bench.json`
 (`tests/bench/figures.py`):
 
-- `judge_cpu_s`: CPU seconds of the deterministic checks (`judge_case`, no LLM findings) over
-  every case of an offline Regression run of the demo org, with the judge's caches of texts
-  emptied first (as for a run whose KBs and replies the process has not read), best of 3
-  passes; target at most 2 s.
+- `judge_cpu_s`: CPU seconds of the deterministic checks and the semantic layer (`judge_case`,
+  no LLM findings) over every case of an offline Regression run of the demo org, with the
+  judge's caches of texts (and the encoder's embeddings) emptied first (as for a run whose KBs
+  and replies the process has not read), best of 3 passes; target at most 3 s (issue 32).
+- `semantic_load_s`: wall seconds to read, verify (sha256) and load the encoder's model files
+  in a fresh process; target at most 1 s.
 - `reservations_per_s`, `budget_exceeded`: 16 threads, each on its own database connection,
   reserve and settle tokens on one run through `DbLedger` until denied; reservations per second
   overall, and whether `tokens_used + tokens_reserved` ever passed the budget (target: never).
@@ -30,6 +32,7 @@ from django.db.models import Sum
 
 from judge.engine import judge_case
 from judge.schemas import CaseTranscript
+from judge.semantic.encoder import get_encoder
 from qalab.llm import BudgetExceeded, Usage
 from runs import services
 from runs.artifacts import load_manifest
@@ -44,7 +47,9 @@ from tests.runs.bulk import bulk_runs
 
 pytestmark = pytest.mark.slow
 
-JUDGE_CPU_S = 2.0
+# Issue 32: with the semantic layer on, at most 3 s per Regression (2 s before the layer).
+JUDGE_CPU_S = 3.0
+SEMANTIC_LOAD_S = 1.0
 JUDGE_PASSES = 3
 IMPORT_S_PER_MB = 5.0
 RESERVERS = 16
@@ -100,6 +105,7 @@ def test_the_deterministic_checks_of_a_regression_run_take_little_cpu(demo_org: 
     passes = []
     for _ in range(JUDGE_PASSES):
         assert _forget_read_texts() >= 5
+        get_encoder().cache_clear()
         started = time.process_time()
         judgements = [judge_case(t, manifest, config=config) for t in transcripts]
         passes.append(round(time.process_time() - started, 3))
@@ -118,7 +124,33 @@ def test_the_deterministic_checks_of_a_regression_run_take_little_cpu(demo_org: 
         f"best of {JUDGE_PASSES} passes {passes}",
     )
     assert len(transcripts) == run.config["scenarios"] == 24
+    assert config.semantic  # the default judge: the figure includes the layer
     assert cpu <= JUDGE_CPU_S
+
+
+def test_the_semantic_model_loads_in_under_a_second() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import time; t = time.perf_counter(); from judge.semantic.encoder import Encoder; "
+        "e = Encoder(); print(time.perf_counter() - t, e.load_seconds)"
+    )
+    runs = []
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        ).stdout.split()
+        runs.append((float(out[0]), float(out[1])))
+    total, load = min(runs)
+    record(
+        "semantic_load_s",
+        round(total, 3),
+        target=SEMANTIC_LOAD_S,
+        note=f"import + read, verify and load the model files, fresh process, best of 3 "
+        f"(files alone {load:.3f} s)",
+    )
+    assert total <= SEMANTIC_LOAD_S
 
 
 # --------------------------------------------------------------------------- token ledger

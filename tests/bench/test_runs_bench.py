@@ -221,7 +221,7 @@ def test_quick_and_regression_against_latency(tmp_path: Path) -> None:
     record(
         "worker_rss_mb",
         round(rss, 1),
-        target=300,
+        target=400,  # issue 32: with the semantic layer's encoder loaded
         note=f"peak RSS of one worker process (prefork, {scenarios} processes, both runs)",
     )
     print(f"worker peak RSS: {rss:.0f} MB (pid {worker.pid}, {os.cpu_count()} cpus)")
