@@ -16,6 +16,24 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _days_ahead() -> Iterator[None]:
+    """`QALAB_TEST_DAYS_AHEAD=365 pytest ...` runs the tests with this process's clock moved that
+    many days ahead (time_machine: dates and wall time move, the monotonic clock and the
+    database server's do not), to show a test does not depend on today's date."""
+    days = int(os.environ.get("QALAB_TEST_DAYS_AHEAD") or 0)
+    if not days:
+        yield
+        return
+    import datetime as dt
+
+    import time_machine
+
+    moved = dt.datetime.now(dt.UTC) + dt.timedelta(days=days)
+    with time_machine.travel(moved, tick=True):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _no_ci_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs in tests never append to the real job summary when the suite itself runs on GitHub
