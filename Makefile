@@ -42,7 +42,7 @@ test: $(STAMP) chromium
 	$(VENV)/bin/ruff format --check .
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
-	$(PY) -m pytest -m "not slow and not realserver"
+	$(PY) -m pytest -n 2 --dist loadfile -m "not slow and not realserver"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
