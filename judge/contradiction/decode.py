@@ -3,12 +3,14 @@ of the scorer on a labelled set (`manage.py qalab_calibrate --task self_contradi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from judge.contradiction.scorer import DECISION_THRESHOLD, assess
 from judge.metrics import auroc, confusion
+
+_R = TypeVar("_R")
 
 LABELS = {"contradiction": True, "no_contradiction": False}
 
@@ -60,6 +62,14 @@ def decode_record(item: object) -> DecodeRecord:
             contexts.append(before["text"] if before and before["agent_id"] != speaker else "")
     prompt = turns[-1]["text"] if turns and turns[-1]["agent_id"] != speaker else ""
     return DecodeRecord(earlier, contexts, last["text"], prompt, label)
+
+
+def dev_part(records: Sequence[_R], part: str | None) -> list[_R]:
+    """DECODE dev part A (records at even positions: the semantic heads' thresholds are picked
+    on it) or B (odd positions: reported, never picked on); every record without a part."""
+    if part is None:
+        return list(records)
+    return list(records[{"A": 0, "B": 1}[part] :: 2])
 
 
 def _is_turn(turn: object) -> bool:

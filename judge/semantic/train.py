@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from judge.metrics import auroc
+from judge.contradiction.decode import dev_part
+from judge.metrics import auroc, confusion
 from judge.semantic.encoder import get_encoder
 from judge.semantic.heads import HEAD_NAMES, Head, head_features
 
@@ -102,11 +103,7 @@ def features_of(pairs: Sequence[tuple[str, str]], vectors: dict[str, np.ndarray]
 
 
 def balanced_accuracy(scores: Sequence[float], labels: Sequence[bool], threshold: float) -> float:
-    tp = sum(1 for s, y in zip(scores, labels, strict=True) if y and s >= threshold)
-    tn = sum(1 for s, y in zip(scores, labels, strict=True) if not y and s < threshold)
-    positives = sum(labels)
-    negatives = len(labels) - positives
-    return 0.5 * (tp / max(positives, 1) + tn / max(negatives, 1))
+    return confusion([s >= threshold for s in scores], labels).balanced_accuracy
 
 
 def best_threshold(scores: Sequence[float], labels: Sequence[bool]) -> tuple[float, float]:
@@ -117,10 +114,8 @@ def best_threshold(scores: Sequence[float], labels: Sequence[bool]) -> tuple[flo
 
 
 def decode_dev_part(path: Path, part: str) -> list[dict[str, Any]]:
-    """DECODE dev part A (even positions: picking) or B (odd positions: reporting)."""
-    records = json.loads(path.read_text("utf-8"))
-    offset = {"A": 0, "B": 1}[part]
-    return records[offset::2]
+    """The records of DECODE dev `part` (`judge.contradiction.decode.dev_part`)."""
+    return dev_part(json.loads(path.read_text("utf-8")), part)
 
 
 def decode_pairs(record: dict[str, Any]) -> list[tuple[str, str]]:

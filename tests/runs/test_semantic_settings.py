@@ -3,8 +3,13 @@ before the run exists, QALAB_SEMANTIC=off leaving the snapshot as the determinis
 
 from __future__ import annotations
 
+import json
+from io import StringIO
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
 
 from qalab.env import envthresholds
 from runs import services
@@ -51,3 +56,19 @@ def test_threshold_overrides_read_strictly(monkeypatch):
         monkeypatch.setenv("QALAB_SEMANTIC_THRESHOLDS", bad)
         with pytest.raises(ImproperlyConfigured, match="QALAB_SEMANTIC_THRESHOLDS"):
             envthresholds("QALAB_SEMANTIC_THRESHOLDS")
+
+
+DECODE_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "decode_dev.json"
+
+
+@pytest.mark.skipif(not DECODE_DEV.exists(), reason="needs ../shared/data/decode_dev.json")
+def test_the_contradiction_head_reaches_075_on_the_decode_dev_part_it_was_not_picked_on(tmp_path):
+    """Issue 32, acceptance 3: part B (odd positions) was never used to fit or pick."""
+    out = tmp_path / "b.json"
+    call_command(
+        "qalab_calibrate", "--task", "self_contradiction", "--data", str(DECODE_DEV),
+        "--part", "B", "--json", str(out), stdout=StringIO(),
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    assert figures["scorer"] == "semantic: contradiction head" and figures["n"] == 750
+    assert figures["balanced_accuracy"] >= 0.75

@@ -40,6 +40,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judge.contradiction import DecodeRecord, decode_record, evaluate
+from judge.contradiction.decode import dev_part
 from judge.metrics import auroc, confusion
 from judge.support import UNGROUNDED_THRESHOLD, baseline_support, support_score
 from runs.services.case_judging import file_judge_config
@@ -169,14 +170,6 @@ def calibrate_contradiction(records: list[DecodeRecord], *, semantic: bool) -> d
     else:
         figures = {**evaluate(records), "scorer": "lexical (judge.contradiction)"}
     return {**figures, "seconds": round(time.perf_counter() - started, 3)}
-
-
-def decode_part(records: list[Any], part: str | None) -> list[Any]:
-    """DECODE dev part A (records at even positions: the heads' thresholds are picked on it)
-    or B (odd positions: reported, never picked on); all records without a part."""
-    if part is None:
-        return records
-    return records[{"A": 0, "B": 1}[part] :: 2]
 
 
 def format_contradiction_figures(figures: dict[str, Any]) -> str:
@@ -346,7 +339,7 @@ class Command(BaseCommand):
             report["claims"] = natural_figures(Path(opts["claims"]), claims=True)
             self.stdout.write(format_natural(report["claims"]))
         if opts["data"] and opts["task"] == "self_contradiction":
-            records = decode_part(read_decode(Path(opts["data"])), opts["part"])
+            records = dev_part(read_decode(Path(opts["data"])), opts["part"])
             semantic = file_judge_config().semantic
             figures = calibrate_contradiction(records, semantic=semantic)
             report = {
