@@ -11,7 +11,10 @@ message at fault. Per rule:
 - precision = correct findings / findings, recall = found labels / labels, F1 their harmonic
   mean.
 
-Only `EVALUATED` rules are scored: a file is labelled for exactly those.
+Every file is scored on each `EVALUATED` rule (every natural dev set labels them all).
+`SCORED` adds rules only some sets label (`refused_request`): a file is scored on one of those
+only when it labels it at least once, so an older set is not charged with false alarms of a
+rule nobody labelled there.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ EVALUATED: tuple[str, ...] = (
     "repeated_question",
     "unsupported_facts",
 )
+SCORED: tuple[str, ...] = (*EVALUATED, "refused_request")
 
 
 class Label(BaseModel):
@@ -129,12 +133,15 @@ def _covers(finding: DialogueFinding) -> set[int]:
 
 
 def score_dialogue(
-    dialogue: LabelledDialogue, config: JudgeConfig = DEFAULT_CONFIG
+    dialogue: LabelledDialogue,
+    config: JudgeConfig = DEFAULT_CONFIG,
+    rules: tuple[str, ...] = EVALUATED,
 ) -> dict[str, RuleScore]:
-    """Per evaluated rule, how the judge's findings on `dialogue` meet its labels."""
+    """Per rule of `rules` (default `EVALUATED`), how the judge's findings on `dialogue` meet
+    its labels."""
     findings = judge_dialogue(dialogue, config=config).findings
     scores: dict[str, RuleScore] = {}
-    for rule in EVALUATED:
+    for rule in rules:
         score = RuleScore()
         labelled = {label.turn for label in dialogue.labels if label.rule == rule}
         mine = [f for f in findings if rule == f.rule or rule in f.corroborating]
@@ -158,26 +165,44 @@ def _summed(
     paths: list[Path],
     rules: tuple[str, ...],
     read: Callable[[Path], list[_D]],
-    score: Callable[[_D], dict[str, RuleScore]],
+    score: Callable[[_D, tuple[str, ...]], dict[str, RuleScore]],
+    scored: Callable[[list[_D]], tuple[str, ...]] = lambda _dialogues: (),
 ) -> dict[str, dict[str, RuleScore]]:
-    """Per file name (and "all"), per rule, the scores of its dialogues summed."""
-    result: dict[str, dict[str, RuleScore]] = {"all": {r: RuleScore() for r in rules}}
+    """Per file name (and "all"), per rule, the scores of its dialogues summed; `scored` names
+    a file's rules from its dialogues (all of `rules` when it names none)."""
+    result: dict[str, dict[str, RuleScore]] = {"all": {}}
     for path in paths:
-        per_file = {r: RuleScore() for r in rules}
-        for dialogue in read(path):
-            for rule, found in score(dialogue).items():
+        dialogues = read(path)
+        mine = scored(dialogues) or rules
+        per_file = {r: RuleScore() for r in mine}
+        for dialogue in dialogues:
+            for rule, found in score(dialogue, mine).items():
                 per_file[rule].add(found)
         for rule, found in per_file.items():
-            result["all"][rule].add(found)
+            result["all"].setdefault(rule, RuleScore()).add(found)
         result[path.name] = per_file
+    result["all"] = {r: result["all"][r] for r in rules if r in result["all"]}
     return result
+
+
+def scored_rules(dialogues: list[LabelledDialogue]) -> tuple[str, ...]:
+    """The rules a file is scored on: every `EVALUATED` one, and the other `SCORED` ones it
+    labels at least once, in `SCORED` order."""
+    labelled = {label.rule for d in dialogues for label in d.labels}
+    return tuple(rule for rule in SCORED if rule in EVALUATED or rule in labelled)
 
 
 def score_files(
     paths: list[Path], config: JudgeConfig = DEFAULT_CONFIG
 ) -> dict[str, dict[str, RuleScore]]:
-    """Per file name (and "all"), per rule, the summed scores."""
-    return _summed(paths, EVALUATED, read_labelled, lambda d: score_dialogue(d, config))
+    """Per file name (and "all"), per rule the file is scored on, the summed scores."""
+    return _summed(
+        paths,
+        SCORED,
+        read_labelled,
+        lambda d, rules: score_dialogue(d, config, rules),
+        scored_rules,
+    )
 
 
 # --------------------------------------------------------------------------- unsupported claims
@@ -271,5 +296,8 @@ def score_claim_files(
 ) -> dict[str, dict[str, RuleScore]]:
     """Per file name (and "all"), per claim rule and `EITHER`, the summed scores."""
     return _summed(
-        paths, (*CLAIM_RULES, EITHER), read_claimed, lambda d: score_claims_dialogue(d, config)
+        paths,
+        (*CLAIM_RULES, EITHER),
+        read_claimed,
+        lambda d, _rules: score_claims_dialogue(d, config),
     )

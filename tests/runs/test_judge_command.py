@@ -138,6 +138,33 @@ def test_calibrate_natural_scores_labels_per_rule(db, tmp_path, capsys):
     assert "== one.jsonl" in capsys.readouterr().out
 
 
+REFUSER = {
+    "id": "refuser",
+    "kb": [{"id": "prices", "title": "Prices", "text": "Hygiene clean - 80 EUR - 45 min"}],
+    "turns": [
+        {"role": "customer", "text": "how much is a hygiene clean?"},
+        {"role": "bot", "text": "Sorry, I can't help with prices. Please call the practice."},
+    ],
+    "labels": [{"rule": "refused_request", "turn": 1}],
+}
+
+
+def test_calibrate_natural_scores_refused_request_only_where_a_file_labels_it(db, tmp_path):
+    folder = tmp_path / "natural"
+    folder.mkdir()
+    _write(folder / "a_refusals.jsonl", REFUSER)
+    _write(folder / "b_older.jsonl", LOOP)
+    out = tmp_path / "figures.json"
+    call_command("qalab_calibrate", "--natural", str(folder), "--json", str(out))
+    figures = json.loads(out.read_text())["natural"]
+    assert figures["a_refusals.jsonl"]["refused_request"]["labels"] == 1
+    assert "refused_request" not in figures["b_older.jsonl"]
+    assert "ignored_question" in figures["b_older.jsonl"]  # every file: each EVALUATED rule
+    assert figures["all"]["refused_request"]["labels"] == 1
+    assert figures["all"]["refused_request"]["found"] == 1
+    assert figures["all"]["refused_request"]["precision"] == 1.0
+
+
 def test_calibrate_natural_rejects_a_label_on_a_customer_turn(db, tmp_path):
     folder = tmp_path / "natural"
     folder.mkdir()
