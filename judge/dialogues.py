@@ -57,6 +57,8 @@ class DialogueFinding(BaseModel):
     subject: str
     corroborating: list[str]
     rationale: str
+    confidence: float = Field(description="the finding's confidence (a head's score, if any)")
+    detector: str
 
 
 class DialogueJudgement(BaseModel):
@@ -168,6 +170,8 @@ def _as_output(finding: Finding, positions: list[int], dialogue: Dialogue) -> Di
         subject=finding.subject,
         corroborating=finding.corroborating,
         rationale=finding.rationale,
+        confidence=finding.confidence,
+        detector=finding.detector,
     )
 
 

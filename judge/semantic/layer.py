@@ -9,8 +9,8 @@ the heads read (`judge.semantic.thresholds.SEMANTIC_RULES`).
 - In a case with no knowledge base (open-domain chat, a transcript judged without a KB) the
   rules have nothing to anchor on, so the head alone reports, at or above the rule's threshold
   (`threshold`, a run may override it): a later reply contradicting an earlier one, a customer
-  question the reply does not take up (ignored), or, higher still, a reply unrelated to the
-  customer's question (irrelevant). Their evidence quotes the sentences scored, verbatim.
+  question the reply does not take up (ignored), and at the irrelevant threshold a reply
+  unrelated to the customer's question (irrelevant; one finding with the ignored one). Their evidence quotes the sentences scored, verbatim.
 
 Off (`JudgeConfig.semantic` false) the findings pass unchanged: the deterministic judge alone.
 """
@@ -101,13 +101,11 @@ class _Scorer:
             if not asked:
                 continue
             miss = self.takeup(turn.index)
-            rule = None
-            if miss >= threshold("irrelevant_reply", overrides):
-                rule = "irrelevant_reply"
-            elif miss >= threshold("ignored_question", overrides):
-                rule = "ignored_question"
-            if rule and (rule, turn.index) not in reported:
-                out.append(self._takeup_finding(rule, turn.index, asked[0].sentence.text, miss))
+            # An unrelated reply leaves the question unanswered too: both rules, which the
+            # merge makes one finding (judge.merge, same reply span).
+            for rule in ("ignored_question", "irrelevant_reply"):
+                if miss >= threshold(rule, overrides) and (rule, turn.index) not in reported:
+                    out.append(self._takeup_finding(rule, turn.index, asked[0].sentence.text, miss))
         return out
 
     def _contradiction_finding(self, turn: int, pair: ScoredPair) -> Finding:

@@ -11,8 +11,17 @@ regression (lbfgs, L2, fixed seed) on `head_features` of frozen all-MiniLM-L6-v2
   picked on DECODE dev **part A** (the records at even positions of `decode_dev.json`), scored
   per dialogue as the largest pair score over the speaker's earlier turns; part B (odd
   positions) is never used here: `qalab_calibrate --task self_contradiction --part B` reports it.
-- `takeup` and `refusal`: the project's hand-written pairs `judge/semantic/data/*.jsonl`, fit on
-  their `train` split, regularisation and threshold picked on their `dev` split.
+- `takeup`: the project's hand-written pairs (`judge/semantic/data/takeup.jsonl`, both splits)
+  plus the human-labelled turns of the natural development sets (`tests/data/natural/*.jsonl`
+  and `yz_dev/`: each customer message with a question and the bot's reply, positive when a
+  reviewer labelled the reply `ignored_question` or `irrelevant_reply`). Its regularisation is
+  picked by grouped 5-fold cross-validation over the natural files (a file is one writer and
+  its businesses), and the out-of-fold scores give the thresholds (`precision_threshold`,
+  recorded in the head's provenance and copied to `judge.semantic.thresholds`): per take-up
+  rule, the confirm threshold of the rule's own findings and the head-alone one. The unseen
+  set (`tests/data/natural/unseen/`) is never read.
+- `refusal`: the project's hand-written pairs `judge/semantic/data/refusal.jsonl`, fit on its
+  `train` split, regularisation and threshold picked on its `dev` split.
 
 The head file records its provenance: data files with sha256 and licence, the source commit,
 the seed, the picked regularisation and the dev metrics it was picked on.
@@ -46,6 +55,11 @@ PACKAGE = Path(__file__).resolve().parent
 DATA = PACKAGE / "data"
 HEADS = PACKAGE / "heads"
 DEFAULT_SHARED = PACKAGE.parents[2] / "shared" / "data"
+DEFAULT_NATURAL = PACKAGE.parents[1] / "tests" / "data" / "natural"
+TAKEUP_RULES = ("ignored_question", "irrelevant_reply")
+CV_FOLDS = 5
+# The precision a confirm threshold must reach on the natural dev sets (out-of-fold scores).
+CONFIRM_PRECISION = 0.85
 
 DECODE_LICENCE = (
     "DECODE (Nie et al., ACL 2021), train split as utterance pairs: the authors state no data "
@@ -258,6 +272,186 @@ def train_own(name: str, path: Path, cache: Path | None = None) -> Head:
     return _with_provenance(head, provenance)
 
 
+def natural_files(folder: Path) -> list[Path]:
+    """The natural development sets: `folder/*.jsonl` and `folder/yz_dev/*.jsonl`; never
+    `folder/unseen/`."""
+    return sorted(folder.glob("*.jsonl")) + sorted((folder / "yz_dev").glob("*.jsonl"))
+
+
+def natural_takeup_turns(
+    paths: Sequence[Path],
+) -> list[tuple[int, str, int, str, str, set[str]]]:
+    """(file number, dialogue id, bot turn, customer message, reply, labelled take-up rules) of
+    every bot reply to a customer message that asks something (`judge.dialogue_acts`)."""
+    from judge.dialogue_acts import questions
+    from judge.natural import read_labelled
+
+    turns = []
+    for number, path in enumerate(paths):
+        for dialogue in read_labelled(path):
+            labelled = {(label.rule, label.turn) for label in dialogue.labels}
+            for index, turn in enumerate(dialogue.turns):
+                before = dialogue.turns[index - 1] if index else None
+                if turn.role != "bot" or before is None or before.role != "customer":
+                    continue
+                if not questions(before.text):
+                    continue
+                rules = {rule for rule in TAKEUP_RULES if (rule, index) in labelled}
+                turns.append((number, dialogue.id, index, before.text, turn.text, rules))
+    return turns
+
+
+def _out_of_fold(
+    features: np.ndarray,
+    labels: np.ndarray,
+    groups: np.ndarray,
+    extra: tuple[np.ndarray, np.ndarray],
+    c: float,
+) -> np.ndarray:
+    """Scores of each row from a head fitted without its group (plus `extra` rows always)."""
+    from sklearn.model_selection import GroupKFold
+
+    scores = np.zeros(len(labels))
+    for train, test in GroupKFold(CV_FOLDS).split(features, labels, groups):
+        weights, bias = _fit(
+            np.concatenate([features[train], extra[0]]),
+            np.concatenate([labels[train], extra[1]]),
+            c,
+        )
+        scores[test] = Head("fold", weights, bias, 0.5).probabilities(features[test])
+    return scores
+
+
+def precision_threshold(
+    scores: Sequence[float], correct: Sequence[bool], labels: int
+) -> dict[str, Any]:
+    """The threshold (0.05 steps) for findings scored `scores`, `correct` ones among them, of
+    `labels` labelled defects: the lowest at which at least 10 findings are kept and their
+    precision reaches `CONFIRM_PRECISION`; where none does, the one with the best F0.5
+    (precision weighted twice recall). With the kept count, precision and recall there."""
+
+    def figures(threshold: float) -> dict[str, Any]:
+        kept = [c for s, c in zip(scores, correct, strict=True) if s >= threshold]
+        precision = sum(kept) / len(kept) if kept else 0.0
+        recall = sum(kept) / labels if labels else 0.0
+        f05 = 1.25 * precision * recall / (0.25 * precision + recall) if kept else 0.0
+        return {
+            "threshold": threshold,
+            "kept": len(kept),
+            "precision": round(precision, 4),
+            "recall": round(recall, 4),
+            "f0.5": round(f05, 4),
+        }
+
+    grid = [figures(step / 20) for step in range(1, 20)]
+    for row in grid:
+        if row["kept"] >= 10 and row["precision"] >= CONFIRM_PRECISION:
+            return {**row, "picked_by": f"precision >= {CONFIRM_PRECISION}"}
+    best = max(grid, key=lambda row: (row["f0.5"], -row["threshold"]))
+    return {**best, "picked_by": "best F0.5 (no threshold reaches the precision)"}
+
+
+def rule_findings(paths: Sequence[Path]) -> dict[tuple[str, int], set[str]]:
+    """(dialogue id, bot turn) -> the take-up rules the deterministic checks report there
+    (as their rule or a corroborating one), judged without the semantic layer."""
+    from judge.dialogues import DEFAULT_CONFIG, judge_dialogue
+    from judge.natural import read_labelled
+
+    config = DEFAULT_CONFIG.model_copy(update={"semantic": False})
+    found: dict[tuple[str, int], set[str]] = {}
+    for path in paths:
+        for dialogue in read_labelled(path):
+            for finding in judge_dialogue(dialogue, config=config).findings:
+                rules = {finding.rule, *finding.corroborating} & set(TAKEUP_RULES)
+                if rules and finding.turn is not None:
+                    found.setdefault((dialogue.id, finding.turn), set()).update(rules)
+    return found
+
+
+def train_takeup(natural: Path, cache: Path | None = None) -> Head:
+    own_path = DATA / "takeup.jsonl"
+    own = read_pairs(own_path, "train") + read_pairs(own_path, "dev")
+    paths = natural_files(natural)
+    turns = natural_takeup_turns(paths)
+    texts = [t for item in own for t in (item["customer"], item["reply"])]
+    texts += [t for turn in turns for t in (turn[3], turn[4])]
+    vectors = embed(texts, cache)
+    own_features = features_of([(i["customer"], i["reply"]) for i in own], vectors)
+    own_labels = np.array([bool(i["label"]) for i in own])
+    features = features_of([(t[3], t[4]) for t in turns], vectors)
+    labels = np.array([bool(t[5]) for t in turns])
+    groups = np.array([t[0] for t in turns])
+    tried = []
+    best: tuple[float, float, np.ndarray] | None = None
+    for c in C_GRID:
+        scores = _out_of_fold(features, labels, groups, (own_features, own_labels), c)
+        area = auroc(list(scores), list(labels))
+        tried.append({"C": c, "auroc": round(area, 4)})
+        print(f"  C={c}: out-of-fold AUROC {area:.3f} on {len(labels)} turns", file=sys.stderr)
+        if best is None or area > best[0]:
+            best = (area, c, scores)
+    assert best is not None
+    area, c, scores = best
+    threshold, accuracy = best_threshold(list(scores), list(labels))
+    fired = rule_findings(paths)
+    picks: dict[str, Any] = {"confirm": {}, "alone": {}}
+    for rule in TAKEUP_RULES:
+        labelled = sum(rule in turn[5] for turn in turns)
+        confirmed = [
+            (float(score), rule in turn[5])
+            for score, turn in zip(scores, turns, strict=True)
+            if rule in fired.get((turn[1], turn[2]), set())
+        ]
+        picks["confirm"][rule] = precision_threshold(
+            [c[0] for c in confirmed], [c[1] for c in confirmed], labelled
+        )
+        picks["alone"][rule] = precision_threshold(
+            [float(x) for x in scores], [rule in turn[5] for turn in turns], labelled
+        )
+        for kind in ("confirm", "alone"):
+            print(f"  {kind} {rule}: {picks[kind][rule]}", file=sys.stderr)
+    weights, bias = _fit(
+        np.concatenate([features, own_features]), np.concatenate([labels, own_labels]), c
+    )
+    provenance = {
+        "training_data": [
+            {
+                "file": "judge/semantic/data/takeup.jsonl (splits train and dev)",
+                "sha256": _sha256(own_path),
+                "records": len(own),
+                "licence": OWN_LICENCE,
+            },
+            {
+                "file": "tests/data/natural/*.jsonl and yz_dev/*.jsonl",
+                "files": [path.name for path in paths],
+                "sha256": hashlib.sha256(
+                    "".join(_sha256(path) for path in paths).encode("ascii")
+                ).hexdigest(),
+                "sha256_of": "the files' sha256 hex digests concatenated in this order",
+                "records": len(turns),
+                "positives": int(labels.sum()),
+                "what": "human-labelled turns: customer message with a question -> bot reply; "
+                "positive when labelled " + " or ".join(TAKEUP_RULES),
+                "licence": OWN_LICENCE,
+            },
+        ],
+        "picked_on": {
+            "how": f"grouped {CV_FOLDS}-fold cross-validation over the natural files",
+            "C": c,
+            "auroc": round(area, 4),
+            "balanced_accuracy": round(accuracy, 4),
+            "threshold": threshold,
+            "n": len(labels),
+            "positives": int(labels.sum()),
+            "grid": tried,
+            "thresholds": "out-of-fold scores; confirm: of the rule's own findings (judged "
+            "without the layer); alone: of every turn. judge.semantic.thresholds holds them",
+            **picks,
+        },
+    }
+    return _with_provenance(Head("takeup", weights, bias, threshold), provenance)
+
+
 def _with_provenance(head: Head, provenance: dict[str, Any]) -> Head:
     provenance = {
         **provenance,
@@ -276,6 +470,12 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_SHARED, help="DECODE files")
     parser.add_argument("--out", type=Path, default=HEADS)
     parser.add_argument(
+        "--natural-dir",
+        type=Path,
+        default=DEFAULT_NATURAL,
+        help="labelled natural development sets (the take-up head)",
+    )
+    parser.add_argument(
         "--cache", type=Path, help="an .npz of embeddings to reuse and extend (saves time)"
     )
     args = parser.parse_args(argv)
@@ -284,6 +484,8 @@ def main(argv: Sequence[str]) -> int:
         print(f"training {name}", file=sys.stderr)
         if name == "contradiction":
             head = train_contradiction(args.data_dir, args.cache)
+        elif name == "takeup":
+            head = train_takeup(args.natural_dir, args.cache)
         else:
             head = train_own(name, DATA / f"{name}.jsonl", args.cache)
         target = args.out / f"{name}.json"

@@ -108,3 +108,37 @@ def test_the_layer_off_is_the_deterministic_judge_alone(name):
 
     case, raw = _raw(DIALOGUES[name], OFF)
     assert apply_semantic(case, raw, OFF) == raw
+
+
+ASKED = Dialogue.model_validate(
+    {
+        "id": "asked",
+        "turns": [
+            {"role": "customer", "text": "Can I bring my own wine on Saturday, is there corkage?"},
+            {"role": "bot", "text": "Yes, bring your own wine on Saturday; ask the manager."},
+        ],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("miss", "expected"),
+    [
+        (0.95, [("ignored_question", ["irrelevant_reply"])]),  # one finding, both rules
+        (0.5, []),  # below the head-alone thresholds: nothing
+    ],
+)
+def test_with_no_kb_an_unrelated_reply_is_one_finding_of_both_take_up_rules(
+    monkeypatch, miss, expected
+):
+    """The head alone: at the irrelevant threshold the reply also leaves the question
+    unanswered, and the merge makes the two one finding (as reviewers label it)."""
+    from judge.semantic import layer
+
+    assert DEFAULT_THRESHOLDS["irrelevant_reply"] <= 0.95
+    assert min(DEFAULT_THRESHOLDS["ignored_question"], DEFAULT_THRESHOLDS["irrelevant_reply"]) > 0.5
+    monkeypatch.setattr(layer._Scorer, "takeup", lambda self, turn: miss)
+    found = judge_dialogue(ASKED).findings
+    takeup = [f for f in found if f.rule in ("ignored_question", "irrelevant_reply")]
+    assert [(f.rule, f.corroborating) for f in takeup] == expected
+    assert all(f.detector.startswith("semantic:") and f.confidence == miss for f in takeup)
