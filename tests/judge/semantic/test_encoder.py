@@ -141,3 +141,28 @@ def test_the_cache_is_a_bounded_lru():
     off = EmbeddingCache(maxsize=0)
     off.put("a", vectors["a"])
     assert off.get("a") is None and off.info().size == 0
+
+
+def test_a_call_of_long_texts_is_split_by_tokens_and_gives_the_same_bits(uncached, monkeypatch):
+    """Working memory grows with batch x length: no onnxruntime call holds more than
+    MAX_BATCH_TOKENS tokens (a single text up to MAX_SEQ_LENGTH always fits), and splitting
+    changes no bit."""
+    from judge.semantic import encoder as module
+
+    long_texts = [f"Order {n}: " + "the parcel is on its way to you now. " * 40 for n in range(12)]
+    alone = np.stack([uncached.encode([text])[0] for text in long_texts])
+    uncached.cache_clear()
+    shapes: list[tuple[int, ...]] = []
+    run = module.Encoder._run
+
+    def spy(self, ids):
+        shapes.append(ids.shape)
+        return run(self, ids)
+
+    monkeypatch.setattr(module.Encoder, "_run", spy)
+    together = uncached.encode(long_texts)
+    assert np.array_equal(together, alone)
+    assert len(shapes) > 1 and all(
+        rows * length <= module.MAX_BATCH_TOKENS for rows, length in shapes
+    )
+    assert max(length for _, length in shapes) == module.MAX_SEQ_LENGTH  # truncated, not dropped
