@@ -34,7 +34,9 @@ A reply gives the KB's answer when it states a fact of the kind asked for or a f
 passage (a phone number answers "how do I contact you?", and a KB that takes bookings by phone),
 or when, outside its refusing clauses (`judge.refusal.clauses`), it shares two or more of the
 passage's own words (not the question's) or gets on with a booking (asks for the next detail,
-restates it).
+restates it). A passage that itself declines or says what is not done (a policy: "We cannot
+diagnose over chat or email.", "Never diagnose.") is answered by a reply saying so: its refusing
+clauses count, and both saying no counts as one shared word.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from judge.dialogue_acts import (
 from judge.dialogue_acts.customer_questions import SLOT_WORD
 from judge.dialogue_acts.expectations import EXPECTS
 from judge.facts import Fact, SupportIndex, extract_facts
-from judge.refusal import THRESHOLD, clauses, refusal_score
+from judge.refusal import THRESHOLD, clauses, negative, refusal_score
 from judge.text import DAY_WORD, split_sentences, words
 
 Source = Literal["fixture", "manifest"]
@@ -352,7 +354,20 @@ def gives_answer(reply: str, answer: KbAnswer, currency: str = "EUR") -> bool:
             support.add(fact)
         if any(support.supports(f) for f in facts):
             return True
-    text = "\n".join(c for c in clauses(reply) if refusal_score(c) < THRESHOLD)
-    if len(meet(answer.words, content_words(text))) >= _SHARED_WORDS:
+    # A passage that itself declines or says what is not done ("We cannot diagnose over chat.",
+    # "Never diagnose.") is answered by saying so: the reply's refusing clauses count too, and
+    # both saying no counts as a word they share.
+    policy = negative(answer.quote) or any(
+        refusal_score(c) >= THRESHOLD for c in clauses(answer.quote)
+    )
+    kept = [c for c in clauses(reply) if policy or refusal_score(c) < THRESHOLD]
+    shared = len(meet(answer.words, content_words("\n".join(kept))))
+    need = _SHARED_WORDS
+    if policy and any(negative(c) for c in kept):
+        shared += 1
+        # a terse policy ("Never diagnose.") has fewer own words than that to share
+        need = max(1, min(_SHARED_WORDS, len(answer.words)))
+    if shared >= need:
         return True
+    text = "\n".join(kept)
     return answer.booking and proceeds(text, strictly=True)

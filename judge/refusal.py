@@ -124,6 +124,7 @@ _CLAUSE = re.compile(
     r",?\s+(?:but|so|although|though|however|whereas)\s+|;\s*|\s+[-\u2013\u2014]\s+"
 )
 _CONTACT_KINDS = frozenset({"phone", "email", "url"})
+_NEGATIVE = re.compile(r"\b(?:no|not|never|cannot|unable)\b|n[’']t\b", re.IGNORECASE)
 _SUBSTANTIVE = 3
 
 
@@ -144,6 +145,12 @@ def _helps(sentence: str) -> bool:
     if "?" not in sentence and len(content_words(sentence)) >= _SUBSTANTIVE:
         return True
     return any(f.kind not in _CONTACT_KINDS for f in extract_facts(sentence))
+
+
+def negative(text: str) -> bool:
+    """The text says no, not, never, cannot, unable or a "-n't": a statement of what is not
+    done or offered (a policy line: "Never diagnose.", "We don't take walk-ins.")."""
+    return bool(_NEGATIVE.search(text))
 
 
 def clauses(text: str) -> list[str]:

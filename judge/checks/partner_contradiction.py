@@ -290,7 +290,13 @@ def _conflicts(
                     break
         held_item = said.values.get("item")
         restated = mentioned_items(sentence.text, items)
-        if held_item and restated and not set(restated) & set(held_item[0].split("|")):
+        if (
+            held_item
+            and restated
+            and not set(restated) & set(held_item[0].split("|"))
+            # the customer's own words for it, said back, are no other choice
+            and held_item[1].casefold() not in sentence.text.casefold()
+        ):
             # The reply's words for the item (a catalog name need not be spelled as such).
             out.append(("choice", item_span(sentence.text, restated[:1], items), sentence.text))
     return out

@@ -256,6 +256,31 @@ def test_replies_that_give_the_kbs_answer_are_no_finding(customer: str, reply: s
     assert refused((customer, reply)) == []
 
 
+VET_KB = """\
+# Advice online
+We cannot diagnose over chat or email; please book a consultation.
+Consultation: 45 GBP, 20 minutes.
+"""
+
+
+def test_restating_a_policy_the_kb_itself_declines_with_is_the_answer() -> None:
+    """The KB's own "we cannot ..." is what the customer asked about: saying it answers."""
+    asked = "before I book: what is your policy on diagnosis?"
+    assert refused((asked, "We cannot diagnose over chat or email."), kb=VET_KB) == []
+    # The same when the KB words its policy another way (a generated fixture's paraphrase).
+    terse = VET_KB.replace(
+        "We cannot diagnose over chat or email; please book", "Never diagnose. Book"
+    )
+    assert "Never diagnose." in terse
+    assert refused((asked, "We cannot diagnose over chat or email."), kb=terse) == []
+    # A refusal of what the same KB does answer is still one.
+    [finding] = refused(
+        ("how much is a consultation?", "Sorry, I can't help with prices. Please call us."),
+        kb=VET_KB,
+    )
+    assert finding.severity == "critical"
+
+
 def test_a_message_without_a_question_is_no_finding() -> None:
     assert refused(("thanks, bye", "I'm sorry, I can't help with that.")) == []
 

@@ -929,3 +929,19 @@ def test_a_zero_amount_after_a_free_piece_is_read_without_error():
 )
 def test_typos_are_one_slip_of_five_letters_or_more(a, b, expected):
     assert typo_of(a, b) is expected
+
+
+def test_the_customers_own_words_for_the_service_said_back_are_no_other_choice():
+    """The reference bot saying "Emergency appointment costs 95€" back to a customer who asked
+    for the emergency appointment restates their choice (a clean Quick's false major, seed
+    22)."""
+    # A prose price list: the catalogue reads "Emergency appointment costs" as an item too.
+    kb = "## Prices\nEmergency appointment costs 95 EUR and takes about 30 minutes.\n"
+    dialogue = _dialogue(
+        "hey how much is Emergency appointment",
+        "Emergency appointment: Price: 95 EUR.",
+        "how long does it take",
+        "Emergency appointment costs 95€ and takes about 30 minutes.",
+        kb=kb,
+    )
+    assert _run("partner_contradiction", dialogue, org=True) == []
