@@ -41,7 +41,10 @@ from qalab.values.money import RANGE_REACH
 
 FACT_KINDS = ("money", "time", "duration", "percent", "phone", "email", "url")
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Read from the start of a run of local-part characters only (a match from inside the run would
+# end at the same "@" and was found from its start): one long token is read once, not once
+# from each of its characters (issue 33).
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)+")
 _TLDS = r"(?:com|ie|org|net|eu|de|fr|es|it|nl|io|uk|co\.uk|info|biz)"
 _URL = re.compile(
     r"(?:https?://|www\.)[^\s<>()\"']+"

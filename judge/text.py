@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 # A sentence ends at . ! ? followed by whitespace, at a line break, or at an emoji followed by a
@@ -56,10 +57,12 @@ def _add(text: str, start: int, end: int, spans: list[Sentence]) -> None:
 
 
 def sentence_at(sentences: list[Sentence], position: int) -> Sentence | None:
-    """The sentence whose span contains `position`."""
-    for sentence in sentences:
-        if sentence.start <= position < sentence.end:
-            return sentence
+    """The sentence whose span contains `position` (`sentences` in order, as `split_sentences`
+    gives them: a binary search, so a check looking up every hit of a long reply stays
+    linear)."""
+    i = bisect_right(sentences, position, key=lambda sentence: sentence.start) - 1
+    if i >= 0 and sentences[i].start <= position < sentences[i].end:
+        return sentences[i]
     return None
 
 

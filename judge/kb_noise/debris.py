@@ -14,13 +14,17 @@ _TAG = re.compile(
     r"|sup|sub|small|center|blockquote|pre|code)\b[^<>]{0,120}?/?>",
     re.IGNORECASE,
 )
-_TABLE_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+(?:\s*:?-{3,}:?)?\|?|\|\s*:?-{3,}:?")
+# Without its opening pipe, a rule is read from the start of the whitespace before it only (a run
+# of spaces is read once, not once from each space: issue 33).
+_TABLE_RULE = re.compile(
+    r"(?:\||(?<!\s))(?:\s*+:?-{3,}+:?\s*+\|)+(?:\s*+:?-{3,}+:?)?\|?|\|\s*+:?-{3,}+:?"
+)
 _EMPHASIS = re.compile(r"\*\*|__")
 _BOLD = re.compile(r"\*\*[^*\n]{1,80}\*\*")  # a bold span
 # A '#' heading or a bullet after other text on the same line ("says: ## Booking ...").
 _STRAY_HEADING = re.compile(r"(?<=\S)[ \t]+(#{1,6})[ \t]+(?=[A-Za-z])")
 _STRAY_BULLET = re.compile(r"(?<=\S)[ \t]+([•▪◦](?=[ \t]*[A-Za-z])|\*(?=[ \t]+[A-Za-z]))")
-_CELL = re.compile(r"[ \t]+\|[ \t]+")
+_CELL = re.compile(r"(?<![ \t])[ \t]++\|[ \t]+")
 
 
 def _kb_has(kb: str, token: str, reply: str, start: int, end: int) -> bool:

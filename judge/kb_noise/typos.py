@@ -22,7 +22,12 @@ _LONG_WORD = 8
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _WORD = re.compile(r"[A-Za-z]+")
-_EMAIL_OR_URL = re.compile(r"\S+@\S+|\bhttps?://\S+|\bwww\.\S+|\b[\w-]+\.(?:com|ie|org|net|eu)\b")
+# `\S+@\S+` matches a whole token from its start or nowhere in it, so it is tried at a token's
+# start only, and reads the token once (issue 33: one long token was read once from each of its
+# characters); a domain's label is read once from each word start, at most 63 characters.
+_EMAIL_OR_URL = re.compile(
+    r"(?<!\S)\S[^\s@]*+@\S++|\bhttps?://\S++|\bwww\.\S++|\b[\w-]{1,63}+\.(?:com|ie|org|net|eu)\b"
+)
 # A capital right after one of these (or at a line start) may be a sentence start, not a name.
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n#|•*>\-(\"]\s*)$")
 
