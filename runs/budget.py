@@ -140,30 +140,43 @@ class DbLedger:
         )
 
 
+ORPHANED_DETAIL = "worker lost before the call was settled; charged in full"
+
+
+def _settle_orphan(call_id: int, run_id: int, detail: str) -> bool:
+    """Settle one open reservation as `orphaned` (charged in full, as any call without usage
+    is), releasing the run's reserved tokens into used; False if it was settled meanwhile."""
+    with transaction.atomic():
+        call = LlmCall.objects.select_for_update().filter(id=call_id, status="reserved").first()
+        if call is None:  # settled meanwhile by its own worker
+            return False
+        LlmCall.objects.filter(id=call_id).update(
+            status="orphaned", actual=call.reserved, estimated=True, detail=detail
+        )
+        Run.objects.filter(id=run_id).update(
+            tokens_reserved=F("tokens_reserved") - call.reserved,
+            tokens_used=F("tokens_used") + call.reserved,
+        )
+        return True
+
+
 def settle_orphaned_reservations(*, older_than: datetime) -> int:
     """Settle reservations left open by a worker that died mid-call: charged in full, as any
     call without usage is, status `orphaned`; the run's reserved tokens are released into used.
     Returns how many were settled. Called by the reaper."""
-    settled = 0
-    for call_id, run_id in LlmCall.objects.filter(
+    calls = LlmCall.objects.filter(
         status="reserved", created_at__lt=older_than, run__locked_at__isnull=True
-    ).values_list("id", "run_id"):
-        with transaction.atomic():
-            call = LlmCall.objects.select_for_update().filter(id=call_id, status="reserved").first()
-            if call is None:  # settled meanwhile by its own worker
-                continue
-            LlmCall.objects.filter(id=call_id).update(
-                status="orphaned",
-                actual=call.reserved,
-                estimated=True,
-                detail="worker lost before the call was settled; charged in full",
-            )
-            Run.objects.filter(id=run_id).update(
-                tokens_reserved=F("tokens_reserved") - call.reserved,
-                tokens_used=F("tokens_used") + call.reserved,
-            )
-            settled += 1
-    return settled
+    ).values_list("id", "run_id")
+    return sum(_settle_orphan(call_id, run_id, ORPHANED_DETAIL) for call_id, run_id in calls)
+
+
+def settle_open_reservations(*, run_id: int) -> int:
+    """Settle every reservation of a run still open when the run is about to be locked (every
+    stage has ended, so whatever holds one is a lost worker's call): `orphaned`, charged in
+    full, so a locked run never keeps reserved tokens and its used tokens are its ledger's sum.
+    Returns how many were settled."""
+    calls = LlmCall.objects.filter(run_id=run_id, status="reserved").values_list("id", flat=True)
+    return sum(_settle_orphan(call_id, run_id, ORPHANED_DETAIL) for call_id in calls)
 
 
 # Ledger statuses of a task the model did (a reply that was used, or replayed).

@@ -10,7 +10,7 @@ from judge.schemas import (
     Finding,
 )
 from qalab.domain import SEVERITIES
-from runs.budget import fallback_tally
+from runs.budget import fallback_tally, settle_open_reservations
 from runs.events import run_changed
 from runs.models import (
     CaseStatus,
@@ -36,6 +36,10 @@ def run_report(*, run_id: int) -> None:
         run = Run.objects.select_for_update().get(id=run_id)
         if run.status != RunStatus.REPORTING or run.locked_at:
             return
+        # A lost worker's reservation (killed mid-call, its case resumed elsewhere) is settled
+        # before the run is locked: nothing stays reserved, used = the ledger's sum.
+        if settle_open_reservations(run_id=run_id):
+            run.refresh_from_db()
         if reason := _fallback_refusal(run):
             # The model did not do this run's work: no verdict it did not earn.
             run.status, run.error = RunStatus.ERROR, reason

@@ -132,6 +132,69 @@ def test_a_worker_killed_mid_conversation_loses_nothing(client, django_user_mode
     assert [k for k, n in asked.items() if n > 1] == [(victim.session_id, kept)]
 
 
+def test_a_worker_killed_while_the_bots_model_answers_leaves_nothing_reserved(tmp_path):
+    """Issue 33, item 8: the whole worker group SIGKILLed while an `openai-chat:` bot's call
+    holds a reservation. The case resumes on another worker and the run ends before the reaper
+    would call that reservation orphaned (LLM timeout 60 s): the run is settled before it is
+    locked, so nothing stays reserved and the run's used tokens are its ledger's sum."""
+    import threading
+
+    from tests.runs.test_openai_chat import BOT, PROMPT_FILE, _bot_brain, _good_tail
+
+    import_demo_org()
+    org = Organization.objects.get(slug="demo")
+    holding, release = threading.Event(), threading.Event()
+    answer = _bot_brain(_good_tail)
+
+    def brain(body: dict) -> Any:
+        if body.get("model") == BOT and not holding.is_set():
+            holding.set()  # the first bot call waits until the worker is dead
+            release.wait(60)
+        return answer(body)
+
+    with FakeOpenAI(seed=6, brain=brain) as llm, openai_settings(llm):
+        env = _llm_env(
+            llm,
+            QALAB_CASE_LEASE_SECONDS="10",
+            QALAB_REAP_SECONDS="1",
+            QALAB_LLM_TIMEOUT_SECONDS="60",
+        )
+        spec = f"openai-chat:{BOT}?prompt=file:{PROMPT_FILE}&kb=retrieve:2"
+        run = services.run_create(
+            organization=org, responder_spec=spec, scenarios=2, max_turns=2, seed=14
+        )
+        queue = f"qalab-test-{uuid.uuid4().hex[:8]}"
+        with run_celery_worker(concurrency=1, env=env, queue=queue) as first:
+            services.run_start(run=run, dispatcher=CeleryDispatcher())
+            _wait_for(holding.is_set, timeout=120, what="the bot's first call")
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait(timeout=10)
+        open_calls = LlmCall.objects.filter(run=run, role="responder", status="reserved")
+        assert open_calls.count() == 1  # the killed call's reservation
+        release.set()
+        with run_celery_worker(
+            concurrency=2, env=env, beat=tmp_path / "beat-schedule", queue=queue
+        ) as second:
+            _wait_for(
+                lambda: Run.objects.filter(id=run.id, locked_at__isnull=False).exists(),
+                timeout=180,
+                what="the second worker to finish the run",
+                detail=lambda: _state(run, second),
+            )
+
+    run.refresh_from_db()
+    assert run.status in (RunStatus.DONE, RunStatus.BUDGET_STOPPED), run.error
+    assert run.tokens_reserved == 0
+    ledger = LlmCall.objects.filter(run=run).aggregate(n=Sum("actual"))["n"]
+    assert run.tokens_used == ledger
+    assert not LlmCall.objects.filter(run=run, status="reserved").exists()
+    [orphan] = LlmCall.objects.filter(run=run, status="orphaned")
+    assert orphan.role == "responder" and orphan.actual == orphan.reserved > 0
+    exported = report_build(run=run).to_json()
+    assert exported["tokens"]["reserved"] == 0 and exported["tokens"]["orphaned"] == 1
+    assert exported["tokens"]["used"] == ledger
+
+
 # --------------------------------------------------------------------------- secrets
 
 API_KEY = "sk-canaryKEY7f3e9d2b41c8a605e1"
