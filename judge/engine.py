@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
 from generator.schemas import Manifest
 from judge.checks import REGISTRY, all_checks
 from judge.checks.base import Need
@@ -40,6 +44,56 @@ def _sorted(findings: list[Finding]) -> list[Finding]:
     )
 
 
+# CPU seconds of this thread: what a hostile reply can make a check spend, whatever else the
+# machine does. Tests pass their own clock.
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class CheckedCase:
+    """What the checks of one case said, and which of them (and "semantic") its judging
+    deadline left unrun, in registry order."""
+
+    findings: list[Finding]
+    skipped: list[str] = field(default_factory=list)
+
+
+def check_case(
+    case: CaseTranscript,
+    manifest: Manifest,
+    config: JudgeConfig,
+    *,
+    available: frozenset[Need] = EVERYTHING,
+    clock: Clock = time.thread_time,
+) -> CheckedCase:
+    """What every applicable check says, before merging; exact duplicates dropped; then the
+    semantic layer's confirmations and own findings (`judge.semantic.layer`). With a deadline
+    (`config.deadline_s`), the clock is read before each check and before the semantic layer:
+    once the case has spent its seconds, the steps left are skipped and named."""
+    started = clock()
+
+    def out_of_time() -> bool:
+        return config.deadline_s is not None and clock() - started >= config.deadline_s
+
+    findings: list[Finding] = []
+    skipped: list[str] = []
+    seen: set[tuple[str, int | None, str, str]] = set()
+    for check in all_checks():
+        if not check.needs <= available:
+            continue
+        if skipped or out_of_time():
+            skipped.append(check.check_id)
+            continue
+        for finding in check.run(case, manifest, config):
+            key = (finding.rule_id, finding.turn_index, finding.fingerprint, finding.severity)
+            if key not in seen:
+                seen.add(key)
+                findings.append(finding)
+    if config.semantic and (skipped or out_of_time()):
+        return CheckedCase(findings, [*skipped, "semantic"])
+    return CheckedCase(apply_semantic(case, findings, config), skipped)
+
+
 def raw_findings(
     case: CaseTranscript,
     manifest: Manifest,
@@ -47,19 +101,8 @@ def raw_findings(
     *,
     available: frozenset[Need] = EVERYTHING,
 ) -> list[Finding]:
-    """What every applicable check says, before merging; exact duplicates dropped; then the
-    semantic layer's confirmations and own findings (`judge.semantic.layer`)."""
-    findings: list[Finding] = []
-    seen: set[tuple[str, int | None, str, str]] = set()
-    for check in all_checks():
-        if not check.needs <= available:
-            continue
-        for finding in check.run(case, manifest, config):
-            key = (finding.rule_id, finding.turn_index, finding.fingerprint, finding.severity)
-            if key not in seen:
-                seen.add(key)
-                findings.append(finding)
-    return apply_semantic(case, findings, config)
+    """The findings of `check_case` (what a deadline skipped is not said)."""
+    return check_case(case, manifest, config, available=available).findings
 
 
 def run_checks(
@@ -85,15 +128,19 @@ def judge_case(
     extra: list[Finding] | None = None,
     available: frozenset[Need] = EVERYTHING,
     raw: list[Finding] | None = None,
+    skipped: list[str] | None = None,
+    clock: Clock = time.thread_time,
 ) -> CaseJudgement:
     """Findings, scores and pass/fail of one case: the deterministic checks, plus `extra`
     (verified LLM findings) whose fingerprint no deterministic finding already has, merged so
     that one defect is one finding. Every finding first passes the evidence check
     (`judge.evidence`): one whose quote or subject is not in what it cites is dropped and
     counted in `unsupported_by_rule`. `raw`: what `raw_findings` said of this very case earlier
-    (the checks are then not run again)."""
+    (the checks are then not run again), with `skipped`, the steps its deadline skipped then.
+    `clock`: read by the deadline (`check_case`)."""
     if raw is None:
-        raw = raw_findings(case, manifest, config, available=available)
+        checked = check_case(case, manifest, config, available=available, clock=clock)
+        raw, skipped = checked.findings, checked.skipped
     findings = list(raw)
     known = {f.fingerprint for f in findings}
     for finding in extra or []:
@@ -109,4 +156,5 @@ def judge_case(
         scores=scores,
         passed=case_passed(scores, findings, config),
         unsupported_by_rule=unsupported,
+        skipped_checks=list(skipped or []),
     )

@@ -86,6 +86,8 @@ class CaseJudgement(_Model):
     passed: bool
     # Findings dropped because a quote or their subject is not in what they cite, by rule.
     unsupported_by_rule: dict[str, int] = Field(default_factory=dict)
+    # Checks (and "semantic") not run because the case's judging deadline had passed.
+    skipped_checks: list[str] = Field(default_factory=list)
 
 
 class TopAction(_Model):
@@ -116,6 +118,10 @@ class JudgeConfig(_Model):
     semantic: bool = True
     semantic_thresholds: dict[str, float] = Field(default_factory=dict)
     semantic_model_dir: str | None = None
+    # CPU seconds one case's checks may take (issue 33): past it the remaining checks, and the
+    # semantic layer, are skipped and named (`CaseJudgement.skipped_checks`). None: no
+    # deadline (runs set it from QALAB_JUDGE_DEADLINE_S).
+    deadline_s: float | None = Field(default=None, gt=0)
 
     @property
     def threshold(self) -> float:

@@ -16,7 +16,7 @@ from django.conf import settings
 
 from generator.schemas import Blueprint, Fixture, Manifest
 from judge.dialogues import DEFAULT_CONFIG
-from judge.engine import raw_findings
+from judge.engine import check_case
 from judge.llm_judge import review_case
 from judge.schemas import CaseTranscript, JudgeConfig, Turn
 from qalab.llm import BudgetExceeded, Engine, RunEnded
@@ -37,6 +37,7 @@ def judge_config(run: Run) -> JudgeConfig:
         semantic=semantic.get("on", False),
         semantic_thresholds=semantic.get("thresholds", {}),
         semantic_model_dir=settings.QALAB_SEMANTIC_MODEL_DIR or None,
+        deadline_s=settings.QALAB_JUDGE_DEADLINE_S,
     )
 
 
@@ -49,6 +50,7 @@ def file_judge_config() -> JudgeConfig:
             "semantic": settings.QALAB_SEMANTIC == "on",
             "semantic_thresholds": dict(settings.QALAB_SEMANTIC_THRESHOLDS),
             "semantic_model_dir": settings.QALAB_SEMANTIC_MODEL_DIR or None,
+            "deadline_s": settings.QALAB_JUDGE_DEADLINE_S,
         }
     )
 
@@ -88,10 +90,19 @@ def judge_ended_case(
         else:
             _store(run, case, lambda: store_review(run, case.scenario_key, result))
     try:
-        findings = raw_findings(transcript, manifest, judge_config(run))
+        checked = check_case(transcript, manifest, judge_config(run))
     except Exception:  # the judge stage runs the checks again and reports what breaks
         logger.exception("run %s case %s: early checks failed", run.id, case.scenario_key)
         return
+    findings = checked.findings
+    if checked.skipped:
+        logger.warning(
+            "run %s case %s: judging deadline (%s s CPU) passed, skipped: %s",
+            run.id,
+            case.scenario_key,
+            settings.QALAB_JUDGE_DEADLINE_S,
+            ", ".join(checked.skipped),
+        )
     _store(run, case, lambda: store_case_checks(run, case.scenario_key, findings))
 
 

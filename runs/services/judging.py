@@ -192,6 +192,13 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                     raw=checked.get(key),
                 )
                 findings.extend(judgement.findings)
+                if judgement.skipped_checks:
+                    logger.warning(
+                        "run %s case %s: judging deadline passed, skipped: %s",
+                        run.id,
+                        key,
+                        ", ".join(judgement.skipped_checks),
+                    )
                 case.score_groundedness = judgement.scores.groundedness
                 case.score_extraction = judgement.scores.extraction_accuracy
                 case.score_quality = judgement.scores.conversation_quality
