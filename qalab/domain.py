@@ -14,7 +14,14 @@ from enum import StrEnum
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from qalab.json_mapping import PathSyntaxError, as_text, json_problem, parse_path, template_problem
 from qalab.redact import redact
@@ -438,6 +445,19 @@ class OrgContext(OrgSpec):
     responder_http: ResponderHttp | None = None
     kb: list[KbDocumentSpec] = Field(default_factory=list)
     """Read from `kb/*.md`; a `kb` field in org.yaml is an error."""
+
+    @field_validator("intake_fields", "policies", "kb")
+    @classmethod
+    def _unique_keys(cls, items: list[Any], info: ValidationInfo) -> list[Any]:
+        """Keys the tables hold once per organization, compared without case."""
+        attr = {"intake_fields": "key", "policies": "id", "kb": "slug"}[str(info.field_name)]
+        seen: dict[str, int] = {}
+        for i, item in enumerate(items):
+            key = str(getattr(item, attr))
+            first = seen.setdefault(key.casefold(), i)
+            if first != i:
+                raise ValueError(f"{key!r} is given twice (items {first} and {i}); keep one")
+        return items
 
     @model_validator(mode="after")
     def _mapping_needs_a_url(self) -> OrgContext:

@@ -37,6 +37,13 @@ org.yaml: field 'services[2].price' (services.2.price): no amount in this price:
 Symbolic links (`org.yaml`, `kb/`, a `kb/*.md`) are refused. `qalab/demo_org/` is a complete
 example; `tests/data/orgs/` holds folders written in many styles and languages.
 
+Limits, each refused with one line naming the file and the field or limit: any one file at most
+`QALAB_ORG_MAX_FILE_BYTES` (2 MiB), all `kb/*.md` together at most `QALAB_ORG_MAX_KB_BYTES`
+(10 MiB), sizes checked before anything is read; `org.yaml` nested at most 50 levels deep,
+aliases adding at most 10,000 values once expanded (no recursive alias), no key twice in one
+mapping; KB file names, intake field keys and policy ids unique without regard to case
+(`kb/Prices.md` beside `kb/prices.md` is an error). The command exits 2 on an invalid folder.
+
 ## Prices and durations as businesses write them
 
 `services[].price` and `services[].duration` take a number or the organization's own words.

@@ -208,6 +208,10 @@ QALAB_WEB_PYTHON_RESPONDERS = envlist("QALAB_WEB_PYTHON_RESPONDERS")
 QALAB_RESPONDER_PROMPT_DIRS = envlist("QALAB_RESPONDER_PROMPT_DIRS") or ("docs/prompts",)
 # At most this many cases of one run talk to the responder at the same time.
 QALAB_RUN_MAX_CONCURRENT_CASES = envint("QALAB_RUN_MAX_CONCURRENT_CASES", 4, minimum=1)
+# What one org folder may hold (qalab_import_org): bytes of any one file (org.yaml, a kb/*.md),
+# and of all its KB documents together. A larger folder is refused naming the file and limit.
+QALAB_ORG_MAX_FILE_BYTES = envint("QALAB_ORG_MAX_FILE_BYTES", 2 * 2**20, minimum=1024)
+QALAB_ORG_MAX_KB_BYTES = envint("QALAB_ORG_MAX_KB_BYTES", 10 * 2**20, minimum=1024)
 QALAB_FIXTURES_DIR = Path(envstr("QALAB_FIXTURES_DIR") or BASE_DIR / "docs" / "kb-fixtures")
 QALAB_CASE_LEASE_SECONDS = envint("QALAB_CASE_LEASE_SECONDS", 300, minimum=10)
 # The judge's semantic layer (judge/semantic/: a sentence encoder and small heads): `off` runs the

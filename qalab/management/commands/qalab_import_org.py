@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import IntegrityError
 
 from qalab.database import require_migrated
 from qalab.models import Organization
-from qalab.org_folder import OrgFolderError, load_org_folder
+from qalab.org_folder import OrgFolderError, OrgFolderLimits, load_org_folder
 from qalab.orgs import kb_redacted, organization_import
 
 
 class Command(BaseCommand):
-    help = "Import an organization from a folder (org.yaml + kb/*.md). Nothing is written on error."
+    help = (
+        "Import an organization from a folder (org.yaml + kb/*.md). Nothing is written on error; "
+        "exit 2 on an invalid folder, one line per failure naming the file and field or limit."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("dir", help="org folder: org.yaml plus kb/*.md")
@@ -24,10 +29,16 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        limits = OrgFolderLimits(
+            max_file_bytes=settings.QALAB_ORG_MAX_FILE_BYTES,
+            max_kb_bytes=settings.QALAB_ORG_MAX_KB_BYTES,
+        )
         try:
-            context = load_org_folder(options["dir"])
+            context = load_org_folder(options["dir"], limits=limits)
         except OrgFolderError as exc:
-            raise CommandError(f"invalid org folder, nothing imported:\n{exc}") from exc
+            raise CommandError(
+                f"invalid org folder, nothing imported: {exc}", returncode=2
+            ) from None
         require_migrated()  # the folder is checked first: that needs no database
         existing = Organization.objects.filter(slug=context.slug).first()
         if existing is not None and not options["replace"]:
@@ -41,7 +52,13 @@ class Command(BaseCommand):
                 f"kb/{slug}.md: a credential-shaped value (API key, token, password) was "
                 "replaced by [REDACTED]; the lab never stores secrets"
             )
-        org, created = organization_import(context=context)
+        try:
+            org, created = organization_import(context=context)
+        except IntegrityError as exc:  # the checks above should leave nothing for the tables
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise CommandError(
+                f"invalid org folder, nothing imported: {options['dir']}: {first}", returncode=2
+            ) from None
         verb = "Imported" if created else "Updated"
         self.stdout.write(
             self.style.SUCCESS(
