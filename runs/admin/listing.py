@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -235,4 +235,9 @@ class RunListPages(RunPagesBase):
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
     ) -> HttpResponse:
-        return HttpResponseRedirect(reverse("admin:runs_run_report", args=[object_id]))
+        """A run has no change form: its report. An id that is no run of the user's is a 404
+        (`abc`, `-1`, `²`, a number past any column), never a 500."""
+        if not (object_id.isascii() and object_id.isdigit()):
+            raise Http404("No run with that id.")
+        run = self._run(request, int(object_id))
+        return HttpResponseRedirect(reverse("admin:runs_run_report", args=[run.pk]))

@@ -146,7 +146,7 @@ class TrendPages(RunPagesBase):
         """The organization by slug (or id) if the user may see it, else 404."""
         orgs = organizations_for(request.user)
         org = orgs.filter(slug=key).first()
-        if org is None and key.isdigit():
+        if org is None and key.isascii() and key.isdigit():  # "²".isdigit() too
             org = orgs.filter(pk=int(key)).first()
         if org is None:
             raise Http404("No such organization.")
@@ -155,7 +155,9 @@ class TrendPages(RunPagesBase):
     def trend_view(self, request: HttpRequest, org: str) -> HttpResponse:
         organization = self._organization(request, org)
         size = request.GET.get("n", "")
-        limit = int(size) if size.isdigit() and int(size) in SIZES else DEFAULT_SIZE
+        limit = (
+            int(size) if size.isascii() and size.isdigit() and int(size) in SIZES else DEFAULT_SIZE
+        )
         points = org_trend(
             runs=self.get_queryset(request), organization_id=organization.pk, limit=limit
         )
