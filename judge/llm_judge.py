@@ -129,8 +129,14 @@ def downgrade(finding: Finding, why: str) -> Finding:
 
 
 def _conversation(case: CaseTranscript) -> str:
+    """One JSON object per turn, `{"turn", "customer", "assistant"}`: a reply's newlines and
+    quotes stay inside its own string, so no reply can forge a turn, a speaker or a fence line
+    (issue 33)."""
     return "\n".join(
-        f"[{t.index}] customer: {t.customer}\n[{t.index}] assistant: {t.reply}" for t in case.turns
+        json.dumps(
+            {"turn": t.index, "customer": t.customer, "assistant": t.reply}, ensure_ascii=False
+        )
+        for t in case.turns
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -69,12 +70,18 @@ def prompt_hashes(*directories: Path) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def fence(text: str, label: str) -> str:
-    """Untrusted text between delimiters it cannot forge.
+# A fence line: `<<<label TAG>>>` or `<<<end label TAG>>>`, TAG 16 hex digits.
+FENCE_LINE = re.compile(r"<<<(end )?([\w-]+) [0-9a-f]{16}>>>")
 
-    The delimiter carries a digest of the text itself, so the text cannot contain its own
-    closing line (that would need a sha256 fixed point), yet the same text always gets the same
-    fence, which keeps prompts deterministic and replayable.
-    """
-    tag = hashlib.sha256(f"{label}\0{text}".encode()).hexdigest()[:16]
+
+def fence(text: str, label: str) -> str:
+    """Untrusted text between delimiters it cannot forge: the tag is random per call (DESIGN
+    §9), so no reply, KB or org text can hold its own closing line or a fake one that matches.
+    Record & replay keys a request on its text with the tags left out (`untagged`)."""
+    tag = secrets.token_hex(8)
     return f"<<<{label} {tag}>>>\n{text}\n<<<end {label} {tag}>>>"
+
+
+def untagged(text: str) -> str:
+    """`text` with every fence line's random tag left out: what identifies a prompt."""
+    return FENCE_LINE.sub(lambda m: f"<<<{m.group(1) or ''}{m.group(2)}>>>", text)

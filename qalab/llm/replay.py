@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from qalab.llm.base import Message, Role, Usage
+from qalab.llm.prompts import untagged
 from qalab.llm.structured import JsonMode, canonical_json
 
 # The engine's logger: an unreadable replay file is reported beside the engine's own messages.
@@ -37,10 +38,14 @@ def replay_key(
     max_tokens: int,
     json_mode: JsonMode,
 ) -> str:
-    """The request's identity: a hash of everything that shapes the reply."""
+    """The request's identity: a hash of everything that shapes the reply (fence lines without
+    their random per-call tags)."""
     payload = {
         "model": model,
-        "messages": messages,
+        "messages": [
+            {**m, "content": untagged(m["content"])} if isinstance(m.get("content"), str) else m
+            for m in messages
+        ],
         "schema": schema,
         "max_tokens": max_tokens,
         "json_mode": json_mode,

@@ -27,6 +27,7 @@ from runs.services.common import (
     code_version,
 )
 from runs.simulator.adapters import get_responder
+from runs.simulator.outbound import responder_refusal
 
 # What a run can hold: the columns' ranges, and sizes far beyond any useful run.
 MAX_SCENARIOS = 1_000
@@ -74,6 +75,8 @@ def run_create(
     # The org's mapping goes with its own bot's URL only: another URL speaks the lab's contract.
     http = organization.responder_http if spec.strip() == organization.responder.strip() else {}
     responder = get_responder(spec, http=http)  # validates the spec now, not in a worker later
+    if refusal := responder_refusal(spec):  # where an http(s) bot may point (checked again later)
+        raise ValueError(refusal)
     engine = settings.QALAB_LLM_ENGINE
     models_used = {
         "generator": settings.QALAB_GENERATOR_MODEL,

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+from qalab.llm.prompts import untagged
+
 NOTES = (
     "# Front desk notes\n\n"
     "Please greet every visitor by name and keep replies short and friendly. When someone asks "
@@ -38,7 +40,6 @@ NOTES = (
     "\n**How do I pay?** At the desk on the day, by card, cash or contactless.\n"
 )
 _FENCE = re.compile(r"<<<conversation [0-9a-f]+>>>\n(.*?)\n<<<end conversation", re.DOTALL)
-_REPLY = re.compile(r"^\[(\d+)\] assistant: (.*)$", re.MULTILINE)
 _KB = re.compile(r"<<<kb [0-9a-f]+>>>\n\[[^\]]*\] [^\n]*\n(.*?)\n<<<end kb", re.DOTALL)
 
 
@@ -99,10 +100,16 @@ def _responder(body: dict[str, Any]) -> dict[str, Any]:
     return {"reply": reply, "extracted": {}, "status": "AWAITING_RESPONSE"}
 
 
+def _replies(conversation: str) -> list[tuple[int, str]]:
+    """(turn, the reply's first line) of each JSON line of a fenced conversation."""
+    turns = [json.loads(line) for line in conversation.splitlines() if line.strip()]
+    return [(t["turn"], t["assistant"].split("\n")[0]) for t in turns]
+
+
 def _review(body: dict[str, Any]) -> dict[str, Any]:
-    text = _text(body)
-    conversation = _FENCE.search(text)
-    replies = _REPLY.findall(conversation.group(1)) if conversation else []
+    text = untagged(_text(body))  # fence tags are random per call
+    conversation = _FENCE.search(_text(body))
+    replies = _replies(conversation.group(1)) if conversation else []
     findings = []
     for n, (turn, reply) in enumerate(replies[:1] + replies[-1:] if len(replies) > 1 else replies):
         words = reply.split()

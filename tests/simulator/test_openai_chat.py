@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from qalab.llm import NullLedger, OfflineEngine, OpenAIEngine
-from qalab.llm.prompts import fence
+from qalab.llm.prompts import fence, untagged
 from runs.simulator.adapters import get_responder, web_spec_refusal
 from runs.simulator.contract import KbEntry
 from runs.simulator.json_tail import render_tail, split_tail
@@ -146,7 +146,9 @@ def test_kb_full_puts_every_fixture_document_in_the_system_message_fenced():
     system = messages[0]["content"]
     assert messages[0]["role"] == "system" and system.startswith("Be kind.")
     for entry in KB:
-        assert fence(f"[{entry.id}] {entry.title}\n{entry.text}", "kb") in system
+        assert untagged(fence(f"[{entry.id}] {entry.title}\n{entry.text}", "kb")) in untagged(
+            system
+        )
     assert system.count("<<<kb ") == len(KB)
     assert "untrusted" in system
     assert "full_name (Full name, required)" in system and "email (Email address)" in system
