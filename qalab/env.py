@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,29 @@ def envshare(name: str, default: float) -> float:
 def envlist(name: str) -> tuple[str, ...]:
     """A comma-separated list (empty items dropped)."""
     return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
+
+
+_HOST_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
+def envhosts(name: str) -> tuple[str, ...]:
+    """Comma-separated host names and networks (CIDR, or one address): each item normalized
+    (a name lower-cased without its final dot, a network as `ip_network` writes it)."""
+    items: list[str] = []
+    for item in envlist(name):
+        try:
+            items.append(str(ipaddress.ip_network(item, strict=False)))
+            continue
+        except ValueError:
+            pass
+        host = item.lower().rstrip(".")
+        labels = host.split(".")
+        if "/" in item or not host or len(host) > 253 or not all(map(_HOST_LABEL.match, labels)):
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is neither a host name nor a network (10.0.0.0/8, ::1)"
+            )
+        items.append(host)
+    return tuple(items)
 
 
 def envthresholds(name: str) -> dict[str, float]:

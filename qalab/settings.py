@@ -8,6 +8,7 @@ from qalab.env import (
     envbool,
     envchoice,
     envdb,
+    envhosts,
     envint,
     envlist,
     envshare,
@@ -198,9 +199,15 @@ QALAB_RESPONDER_TOTAL_TIMEOUT = envint("QALAB_RESPONDER_TOTAL_TIMEOUT", 120, min
 QALAB_RESPONDER_MAX_REPLY_BYTES = envint("QALAB_RESPONDER_MAX_REPLY_BYTES", 1_000_000, minimum=1024)
 QALAB_RESPONDER_AUTH_HEADER = envstr("QALAB_RESPONDER_AUTH_HEADER", "Authorization")
 QALAB_RESPONDER_AUTH_ENV = envstr("QALAB_RESPONDER_AUTH_ENV")
+# Where an http(s):// responder may point besides public addresses: comma-separated host names
+# and networks (CIDR). Empty: public addresses only; private, loopback, link-local, multicast,
+# unspecified, reserved and cloud metadata addresses are refused, at run creation and again at
+# every connection (runs/simulator/outbound.py).
+QALAB_RESPONDER_ALLOWED_HOSTS = envhosts("QALAB_RESPONDER_ALLOWED_HOSTS")
 # `python:module:function` responders the web form may start (comma-separated specs). The web
-# accepts `reference`, `canary:...` and `http(s)://...` always, other Python code only from here;
-# the command line (an operator's shell) may run any spec.
+# accepts `reference`, `canary:...` and `http(s)://...` (where the outbound policy above lets
+# it point) always, other Python code only from here; the command line (an operator's shell)
+# may run any spec.
 QALAB_WEB_PYTHON_RESPONDERS = envlist("QALAB_WEB_PYTHON_RESPONDERS")
 # Folders an `openai-chat:` responder's `prompt=file:` may read from (comma-separated; relative
 # to the project). The command line also reads from anywhere in the project; the web form only

@@ -14,6 +14,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The test bots listen on loopback: the outbound policy (QALAB_RESPONDER_ALLOWED_HOSTS, public
+# addresses only by default) allows it in tests. Set in the environment for the workers and
+# commands the tests start, and in this process's settings (loaded before this file).
+TEST_ALLOWED_HOSTS = "127.0.0.0/8,::1"
+os.environ.setdefault("QALAB_RESPONDER_ALLOWED_HOSTS", TEST_ALLOWED_HOSTS)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _loopback_bots_allowed() -> None:
+    from django.conf import settings
+
+    from qalab.env import envhosts
+
+    settings.QALAB_RESPONDER_ALLOWED_HOSTS = envhosts("QALAB_RESPONDER_ALLOWED_HOSTS")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -27,8 +27,16 @@ from qalab.domain import ResponderHttp
 from qalab.llm import Engine
 from runs.simulator.canary import CanaryResponder
 from runs.simulator.contract import ResponderReply, ResponderRequest
-from runs.simulator.http_mapping import MappingError, mapped_reply, mapping_from, outgoing
+from runs.simulator.http_mapping import (
+    MappingError,
+    contract_errors,
+    mapped_reply,
+    mapping_from,
+    outgoing,
+)
 from runs.simulator.openai_chat import SPEC_FORM, OpenAIChatResponder, is_openai_chat, parse_spec
+from runs.simulator.outbound import OutboundRefused, responder_refusal
+from runs.simulator.outbound import connect as outbound_connect
 from runs.simulator.reference import reference_respond
 
 _PYTHON_SPEC = re.compile(r"^python:(?P<module>[A-Za-z_][\w.]*):(?P<func>[A-Za-z_]\w*)$")
@@ -39,14 +47,18 @@ SPEC_HELP = (
 
 
 def web_spec_refusal(spec: str, *, python_allowed: tuple[str, ...]) -> str | None:
-    """Why the web may not start a run with `spec` (None: it may). Imports nothing.
+    """Why the web may not start a run with `spec` (None: it may). Imports nothing; resolves
+    an http(s) responder's host name.
 
-    `reference`, `canary:...`, `http(s)://...` and `openai-chat:...` are data, not code; a
-    `python:` spec runs code in the workers, so the web takes only those an operator registered
+    `reference`, `canary:...`, `http(s)://...` and `openai-chat:...` are data, not code (an
+    http(s) URL must point where the outbound policy allows); a `python:` spec runs code in the
+    workers, so the web takes only those an operator registered
     in settings. An `openai-chat:` prompt file must be in QALAB_RESPONDER_PROMPT_DIRS.
     """
     spec = (spec or "").strip()
-    if spec == "reference" or spec.startswith(("canary:", "http://", "https://")):
+    if spec.startswith(("http://", "https://")):
+        return responder_refusal(spec)  # the outbound policy, on the addresses it resolves to
+    if spec == "reference" or spec.startswith("canary:"):
         return None
     if is_openai_chat(spec):
         try:
@@ -134,9 +146,15 @@ class HttpResponder:
 
         host, port = self._parsed.hostname or "", self._parsed.port
         timeout = settings.QALAB_RESPONDER_CONNECT_TIMEOUT
+        connection: http.client.HTTPConnection
         if self._parsed.scheme == "https":
-            return http.client.HTTPSConnection(host, port, timeout=timeout)
-        return http.client.HTTPConnection(host, port, timeout=timeout)
+            connection = http.client.HTTPSConnection(host, port, timeout=timeout)
+        else:
+            connection = http.client.HTTPConnection(host, port, timeout=timeout)
+        # Resolve, check every address against the outbound policy, connect to a checked one
+        # (TLS still verifies the certificate against the host name).
+        connection._create_connection = outbound_connect  # type: ignore[attr-defined]
+        return connection
 
     def respond(self, request: ResponderRequest, *, engine: Engine, purpose: str) -> ResponderReply:
         from django.conf import settings
@@ -162,6 +180,12 @@ class HttpResponder:
         limit = settings.QALAB_RESPONDER_MAX_REPLY_BYTES
         total = settings.QALAB_RESPONDER_TOTAL_TIMEOUT
         too_slow = f"{self.spec} took longer than {total} s in total: reply cut off"
+        # One text for every way of getting no HTTP answer (refused, unreachable, timed out,
+        # another protocol): which ports of a host are open is not the lab's to tell.
+        no_answer = (
+            f"{self.spec} could not connect or got no HTTP reply in time (refused, unreachable, "
+            "timed out or not an HTTP server)"
+        )
         connection = self._connection()
         # The read timeout bounds each read; a bot that drips a byte now and then never trips
         # it. A timer cuts the connection once the whole reply has taken `total` seconds.
@@ -177,6 +201,7 @@ class HttpResponder:
         timer = threading.Timer(total, cut_off)
         timer.daemon = True
         timer.start()
+        response: http.client.HTTPResponse | None = None
         try:
             connection.connect()
             # The connect timeout got us a socket; from here on the read timeout applies.
@@ -188,29 +213,39 @@ class HttpResponder:
             connection.request(method, path, body=body_or_none, headers=headers)
             response = connection.getresponse()
             raw = response.read(limit + 1)
+        except OutboundRefused as exc:
+            raise ResponderError(f"{self.spec}: {exc}") from None
         except (OSError, http.client.HTTPException) as exc:
+            if response is None:  # no HTTP status line came back
+                raise ResponderError(no_answer) from exc
             if expired.is_set():
                 raise ResponderError(too_slow) from exc
             if isinstance(exc, TimeoutError):
-                raise ResponderError(f"{self.spec} timed out: {exc or 'no reply in time'}") from exc
-            if isinstance(exc, OSError):
-                raise ResponderError(f"{self.spec} unreachable: {exc}") from exc
-            raise ResponderError(f"{self.spec} broke the HTTP protocol: {exc!r}") from exc
+                raise ResponderError(f"{self.spec} timed out in the middle of its reply") from exc
+            raise ResponderError(f"{self.spec} broke off its HTTP reply") from exc
         finally:
             timer.cancel()
             connection.close()
         if expired.is_set():
             raise ResponderError(too_slow)
+        status = response.status
+        # Nothing the host sent is repeated: not its error page, not its Location, not its
+        # JSON. The text names the status and the contract field that is wrong.
+        if 300 <= status < 400:
+            raise ResponderError(
+                f"{self.spec} answered HTTP {status}, a redirect: the lab follows none (the "
+                "contract is a 200 with the JSON reply); give the bot's final URL"
+            )
+        if status >= 400 or status < 200:
+            raise ResponderError(f"{self.spec} answered HTTP {status}")
         if len(raw) > limit:
             raise ResponderError(f"{self.spec} replied with more than {limit:,} bytes")
-        if response.status >= 400:
-            excerpt = raw[:200].decode(errors="replace")
-            raise ResponderError(f"{self.spec} answered HTTP {response.status}: {excerpt}")
         try:
             data = json.loads(raw)
         except ValueError as exc:
-            excerpt = raw[:120].decode(errors="replace")
-            raise ResponderError(f"{self.spec} did not reply JSON: {excerpt!r}") from exc
+            raise ResponderError(
+                f"{self.spec} did not reply JSON (HTTP {status}, {len(raw):,} bytes)"
+            ) from exc
         if self.mapping is not None:
             try:
                 return mapped_reply(self.mapping, data)
@@ -221,7 +256,9 @@ class HttpResponder:
         try:
             return ResponderReply.model_validate(data)
         except ValidationError as exc:
-            raise ResponderError(f"{self.spec} replied outside the contract: {exc}") from exc
+            raise ResponderError(
+                f"{self.spec} replied outside the contract: {contract_errors(exc)}"
+            ) from exc
 
 
 def get_responder(spec: str, *, http: dict[str, Any] | None = None) -> Responder:

@@ -4,6 +4,10 @@
 body from the template); `mapped_reply` reads the bot's JSON back into a `ResponderReply` with
 the response paths. The mapping itself is validated at import (`qalab.domain.ResponderHttp`).
 Pure: no Django, no network.
+
+An error names the path or contract field and the kind of value found there, never the value:
+what a host the run could not use sent back is not repeated (issue 33), since the text reaches
+the report page and its exports.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ from qalab.domain import ResponderHttp
 from qalab.json_mapping import PathMissing, as_text, render, resolve
 from runs.simulator.contract import ResponderReply, ResponderRequest
 
-EXCERPT = 200
 LAB_STATUSES = ("AWAITING_RESPONSE", "COMPLETE")
 
 
@@ -102,26 +105,45 @@ def outgoing(mapping: ResponderHttp, request: ResponderRequest) -> Outgoing:
     )
 
 
-def excerpt(data: Any) -> str:
-    text = json.dumps(data, ensure_ascii=False)
-    return text if len(text) <= EXCERPT else text[:EXCERPT] + "…"
+def shape(data: Any) -> str:
+    """What kind of JSON value `data` is, without any of its content: "an object of 2 keys"."""
+    if isinstance(data, dict):
+        return f"an object of {len(data)} key{'s' * (len(data) != 1)}"
+    if isinstance(data, list):
+        return f"a list of {len(data)} item{'s' * (len(data) != 1)}"
+    if data is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a text"}.get(
+        type(data), type(data).__name__
+    )
+
+
+def contract_errors(exc: ValidationError) -> str:
+    """pydantic's errors as `field: problem`, without the values that caused them (its
+    `input_value`) nor the keys the bot chose (an `extracted` field name is shown as `[key]`)."""
+    known = {"reply", "extracted", "status", "usage", "prompt_tokens", "completion_tokens"}
+    parts = []
+    for error in exc.errors(include_input=False, include_url=False, include_context=False):
+        loc = [str(p) if isinstance(p, int) or p in known else "[key]" for p in error["loc"]]
+        parts.append(f"{'.'.join(loc) or 'reply'}: {error['msg']}")
+    return "; ".join(parts[:5]) + (f" (and {len(parts) - 5} more)" if len(parts) > 5 else "")
 
 
 def mapped_reply(mapping: ResponderHttp, data: Any) -> ResponderReply:
-    """The bot's JSON read through the response paths. MappingError naming the path and
-    showing the start of what came back when the reply is not there (or not text), a status
+    """The bot's JSON read through the response paths. MappingError naming the path and the
+    kind of value found (never the value) when the reply is not there (or not text), a status
     the map does not know, or extracted fields that are not an object."""
     paths = mapping.response
     try:
         reply = _at(paths.reply, data, required=True)
     except MappingError as exc:
-        raise MappingError(f"{exc}; the bot answered: {excerpt(data)}") from None
+        raise MappingError(f"{exc}; the bot answered {shape(data)}") from None
     if isinstance(reply, list) and all(isinstance(part, str) for part in reply) and reply:
         reply = "\n".join(reply)
     if not isinstance(reply, str):
-        kind = "an empty list" if reply == [] else f"{type(reply).__name__} {excerpt(reply)}"
         raise MappingError(
-            f"reply path {paths.reply} holds {kind}, not text; the bot answered: {excerpt(data)}"
+            f"reply path {paths.reply} holds {shape(reply)}, not text; the bot answered "
+            f"{shape(data)}"
         )
     reply_data: dict[str, Any] = {
         "reply": reply,
@@ -137,7 +159,9 @@ def mapped_reply(mapping: ResponderHttp, data: Any) -> ResponderReply:
     try:
         return ResponderReply.model_validate(reply_data)
     except ValidationError as exc:
-        raise MappingError(f"the mapped reply does not fit the contract: {exc}") from exc
+        raise MappingError(
+            f"the mapped reply does not fit the contract: {contract_errors(exc)}"
+        ) from exc
 
 
 def _at(path: str, data: Any, *, required: bool = False) -> Any:
@@ -146,7 +170,10 @@ def _at(path: str, data: Any, *, required: bool = False) -> Any:
         value = resolve(path, data)
     except PathMissing as exc:
         if required:
-            raise MappingError(f"reply path {path} found nothing: {exc}") from None
+            # Where the path stopped (its own steps, the kind and length found), without the
+            # keys the bot's object has: those are the bot's, not the mapping's.
+            where = str(exc).partition(" (its keys: ")[0]
+            raise MappingError(f"reply path {path} found nothing: {where}") from None
         return None
     if value is None and required:
         raise MappingError(f"reply path {path} is null")
@@ -167,8 +194,8 @@ def _status(mapping: ResponderHttp, data: Any) -> str | None:
         return key
     known = ", ".join(repr(k) for k in paths.status_map) or "none"
     raise MappingError(
-        f"status {key!r} at {paths.status} is neither in status_map (known: {known}) nor "
-        f"one of {', '.join(LAB_STATUSES)}"
+        f"the status at {paths.status} ({shape(raw)}) is neither in status_map (known: "
+        f"{known}) nor one of {', '.join(LAB_STATUSES)}"
     )
 
 
@@ -184,7 +211,7 @@ def _extracted(mapping: ResponderHttp, data: Any) -> dict[str, str]:
             return {}
         if not isinstance(found, dict):
             raise MappingError(
-                f"extracted path {wanted} holds {excerpt(found)}, not an object of fields"
+                f"extracted path {wanted} holds {shape(found)}, not an object of fields"
             )
     return {key: as_text(value) for key, value in found.items() if value is not None}
 
@@ -194,5 +221,5 @@ def _tokens(path: str, data: Any) -> int:
     if value is None:
         return 0
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise MappingError(f"usage path {path} holds {excerpt(value)}, not a token count")
+        raise MappingError(f"usage path {path} holds {shape(value)}, not a token count")
     return value

@@ -158,9 +158,9 @@ def test_a_reply_without_the_path_is_that_cases_error_naming_the_path(db, tmp_pa
     assert broken["status"] == "error" and broken["turns"] == []
     assert (
         f"{bot.url}: reply path $.choices[0].message.content found nothing: "
-        "$.choices has 0 item(s), no [0]; the bot answered: "
+        "$.choices has 0 item(s), no [0]; the bot answered an object of "
     ) in broken["error"]
-    assert '"choices": []' in broken["error"]
+    assert '"choices"' not in broken["error"]  # what the bot sent is not repeated (issue 33)
 
 
 def test_a_wrong_reply_path_stops_the_run_in_preflight_naming_it(db, tmp_path):

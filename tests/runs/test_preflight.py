@@ -35,7 +35,7 @@ def test_a_dead_responder_fails_in_preflight_with_no_tokens_spent(demo_org, tmp_
     code, report = qalab_run("--org", "demo", "--inline", "--responder", url, tmp_path=tmp_path)
     assert code == 4
     _assert_stopped_before_spending(report)
-    assert f"{url} unreachable" in report["error"]
+    assert f"{url} could not connect" in report["error"]
     assert "Check that the bot is running" in report["error"]
 
 
