@@ -35,8 +35,9 @@ passage (a phone number answers "how do I contact you?", and a KB that takes boo
 or when, outside its refusing clauses (`judge.refusal.clauses`), it shares two or more of the
 passage's own words (not the question's) or gets on with a booking (asks for the next detail,
 restates it). A passage that itself declines or says what is not done (a policy: "We cannot
-diagnose over chat or email.", "Never diagnose.") is answered by a reply saying so: its refusing
-clauses count, and both saying no counts as one shared word.
+diagnose over chat or email.", "Never diagnose.") is answered by a reply that says no about what
+was asked (a clause saying no and naming the question's subject), and its refusing clauses count
+towards the shared words.
 """
 
 from __future__ import annotations
@@ -355,19 +356,15 @@ def gives_answer(reply: str, answer: KbAnswer, currency: str = "EUR") -> bool:
         if any(support.supports(f) for f in facts):
             return True
     # A passage that itself declines or says what is not done ("We cannot diagnose over chat.",
-    # "Never diagnose.") is answered by saying so: the reply's refusing clauses count too, and
-    # both saying no counts as a word they share.
+    # "Never diagnose.") is answered by saying no about what was asked: a reply clause that
+    # says no and names the question's subject ("We cannot diagnose over chat or email.").
     policy = negative(answer.quote) or any(
         refusal_score(c) >= THRESHOLD for c in clauses(answer.quote)
     )
     kept = [c for c in clauses(reply) if policy or refusal_score(c) < THRESHOLD]
-    shared = len(meet(answer.words, content_words("\n".join(kept))))
-    need = _SHARED_WORDS
-    if policy and any(negative(c) for c in kept):
-        shared += 1
-        # a terse policy ("Never diagnose.") has fewer own words than that to share
-        need = max(1, min(_SHARED_WORDS, len(answer.words)))
-    if shared >= need:
+    if policy and any(negative(c) and meet(answer.question.topic, content_words(c)) for c in kept):
+        return True
+    if len(meet(answer.words, content_words("\n".join(kept)))) >= _SHARED_WORDS:
         return True
     text = "\n".join(kept)
     return answer.booking and proceeds(text, strictly=True)

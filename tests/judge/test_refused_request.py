@@ -273,6 +273,16 @@ def test_restating_a_policy_the_kb_itself_declines_with_is_the_answer() -> None:
     )
     assert "Never diagnose." in terse
     assert refused((asked, "We cannot diagnose over chat or email."), kb=terse) == []
+    # ... or in a long sentence of other words, typos included (seed 113's fixture).
+    long = VET_KB.replace(
+        "We cannot diagnose over chat or email; please book a consultation.",
+        "-The assistnt never diagnoses, prescribes or gves medical advice; pets in pain are "
+        "offered an urgent consultation.",
+    )
+    assert "never diagnoses" in long
+    assert refused((asked, "We cannot diagnose over chat or email."), kb=long) == []
+    # A deflection that does not say what the policy is remains one.
+    assert refused((asked, "Sorry, I can't help with that. Please call us."), kb=long)
     # A refusal of what the same KB does answer is still one.
     [finding] = refused(
         ("how much is a consultation?", "Sorry, I can't help with prices. Please call us."),
