@@ -62,7 +62,10 @@ def test_a_bot_refusing_every_request_fails_a_quick_run(
 def test_the_reference_bot_is_never_taken_for_a_refusing_one(
     demo_org: Organization, tmp_path: Path
 ) -> None:
-    for seed in ("1", "7"):
+    """Seeds 14, 22 and 113 gave the clean reference bot a false critical or major (a KB policy
+    restated read as a refusal; a prose price list read as another choice): at none of these
+    seeds does it get a critical or a major finding."""
+    for seed in ("1", "7", "14", "22", "113"):
         code, report = qalab_run(
             "--org",
             "demo",
@@ -73,4 +76,10 @@ def test_the_reference_bot_is_never_taken_for_a_refusing_one(
         )
         assert report["status"] == RunStatus.DONE, report["error"]
         assert _refused(report) == [], seed
+        serious = [
+            (f["rule_id"], f["subject"])
+            for f in report["findings"]
+            if f["severity"] in ("critical", "major")
+        ]
+        assert serious == [], seed
         assert code == 0
