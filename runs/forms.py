@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.core.validators import RegexValidator
 
 from qalab.models import Organization
 from runs.models import GATE_WAIVABLE_STATES, TriageState
@@ -50,8 +52,18 @@ class StartRunForm(forms.Form):
         "set keeps its own date.",
     )
 
+    # One-time token of this form, tied to the run it makes: a second POST of the same form
+    # (a double click, a retry) leads to that run instead of making another.
+    start_token = forms.CharField(
+        required=False,
+        widget=forms.HiddenInput,
+        max_length=64,
+        validators=[RegexValidator(r"^[A-Za-z0-9_-]{16,64}$", "not a Start run form token")],
+    )
+
     def __init__(self, *args: Any, organizations: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.fields["start_token"].initial = secrets.token_urlsafe(24)
         self.fields["organization"].queryset = organizations
         if organizations.count() == 1:
             self.fields["organization"].initial = organizations.first()

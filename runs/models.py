@@ -403,3 +403,19 @@ class PromotedFixture(models.Model):
 
     def __str__(self) -> str:
         return self.path
+
+
+class RunStartToken(models.Model):
+    """The one-time token of a Start run form, tied to the run it made: a second POST of the
+    same form (a double click, a retried request) finds the run instead of making another.
+    The unique token makes two simultaneous POSTs one run (`runs.services.create`)."""
+
+    token = models.CharField(max_length=64, unique=True)
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="start_token")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "qa_run_start_tokens"
+
+    def __str__(self) -> str:
+        return f"{self.token[:8]}… → run {self.run_id}"

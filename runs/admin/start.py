@@ -13,6 +13,7 @@ from qalab.orgs import organizations_for
 from runs import services
 from runs.admin.common import RunPagesBase
 from runs.forms import StartRunForm
+from runs.models import Run
 from runs.tasks import CeleryDispatcher
 
 
@@ -41,6 +42,10 @@ class StartPages(RunPagesBase):
                 .exists()
             ):
                 form.add_error("same_test_set_as", f"No run #{reuse_id} of this organization.")
+            elif (token := form.cleaned_data["start_token"]) and (
+                earlier := services.run_get_by_start_token(token)
+            ):
+                return self._started_already(request, earlier)
             else:
                 try:
                     with transaction.atomic():
@@ -52,7 +57,11 @@ class StartPages(RunPagesBase):
                             as_of=form.cleaned_data["as_of"],
                             created_by=request.user,
                         )
+                        if token:  # a simultaneous POST of this form: one of them rolls back
+                            services.run_claim_start_token(token=token, run=run)
                         services.run_start(run=run, dispatcher=CeleryDispatcher())
+                except services.AlreadyStarted as exc:
+                    return self._started_already(request, exc.run)
                 except ValueError as exc:
                     form.add_error(None, str(exc))
                 else:
@@ -60,3 +69,10 @@ class StartPages(RunPagesBase):
                     return HttpResponseRedirect(self._report_url(run))
         context = self._context(request, "Start run", form=form)
         return TemplateResponse(request, "admin/runs/run/start.html", context)
+
+    def _started_already(self, request: HttpRequest, run: Run) -> HttpResponse:
+        """A second POST of a Start run form: to the run the first one made."""
+        if not self.get_queryset(request).filter(pk=run.pk).exists():
+            raise PermissionDenied
+        messages.info(request, f"This form already started run #{run.pk}.")
+        return HttpResponseRedirect(self._report_url(run))

@@ -5,7 +5,8 @@ duplicated message can never move a run twice. Each stage service is safe to cal
 
 One module per stage or concern; this package exposes their public services:
 
-- `create`: run_create, run_start          - `judging`: run_judge (checks, LLM review, Top 5)
+- `create`: run_create, run_start (once per Start run form: run_claim_start_token)
+- `judging`: run_judge (checks, LLM review, Top 5)
 - `generate`: run_generate                 - `reporting`: run_report (verdict, lock)
 - `simulate`: case_simulate, run_record_turn - `reap`: reap_stale_work; `common`: run_mark_error
 - `review`: run_cancel, finding_triage     - `promote`: fixture_promote
@@ -14,7 +15,13 @@ One module per stage or concern; this package exposes their public services:
 from __future__ import annotations
 
 from runs.services.common import run_mark_error
-from runs.services.create import run_create, run_start
+from runs.services.create import (
+    AlreadyStarted,
+    run_claim_start_token,
+    run_create,
+    run_get_by_start_token,
+    run_start,
+)
 from runs.services.generate import run_generate
 from runs.services.judging import run_judge
 from runs.services.promote import PromoteError, PromoteResult, fixture_promote
@@ -25,6 +32,7 @@ from runs.services.simulate import case_simulate, run_record_turn
 
 __all__ = [
     "CANCELLABLE_STATUSES",
+    "AlreadyStarted",
     "PromoteError",
     "PromoteResult",
     "case_simulate",
@@ -32,8 +40,10 @@ __all__ = [
     "fixture_promote",
     "reap_stale_work",
     "run_cancel",
+    "run_claim_start_token",
     "run_create",
     "run_generate",
+    "run_get_by_start_token",
     "run_judge",
     "run_mark_error",
     "run_record_turn",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judge.semantic.model_files import SemanticModelError
@@ -19,6 +20,7 @@ from qalab.orgs import org_context_hash, organization_get_context, sha256_text
 from runs.dispatch import Dispatcher
 from runs.models import (
     Run,
+    RunStartToken,
 )
 from runs.presets import preset_get
 from runs.services.common import (
@@ -204,3 +206,32 @@ def settings_hash(config: dict[str, Any]) -> str:
 def run_start(*, run: Run, dispatcher: Dispatcher) -> None:
     """Hand the queued run to the generate stage (after the surrounding transaction commits)."""
     dispatcher.generate(run.id)
+
+
+class AlreadyStarted(Exception):
+    """This Start run form already made a run (`run`): a second POST of the same form."""
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(f"this form already started run {run.pk}")
+        self.run = run
+
+
+def run_get_by_start_token(token: str) -> Run | None:
+    """The run a Start run form's one-time token made, if any."""
+    found = RunStartToken.objects.select_related("run").filter(token=token).first()
+    return found.run if found else None
+
+
+def run_claim_start_token(*, token: str, run: Run) -> None:
+    """Tie a Start run form's one-time token to the run it just made, inside the transaction
+    that made it. AlreadyStarted(earlier run) when another POST of the same form got there
+    first: the caller's transaction then rolls back, so the form makes one run however many
+    times it is sent. A simultaneous POST waits on the unique token until the first commits."""
+    try:
+        with transaction.atomic():
+            RunStartToken.objects.create(token=token, run=run)
+    except IntegrityError:
+        earlier = run_get_by_start_token(token)
+        if earlier is None:  # the other POST rolled back: this one is the first after all
+            raise
+        raise AlreadyStarted(earlier) from None
