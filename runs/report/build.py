@@ -24,7 +24,7 @@ from runs.models import (
     RunTurn,
     TriageState,
 )
-from runs.report.delta import delta_build, run_get_previous
+from runs.report.delta import delta_build, not_played, run_get_previous
 from runs.report.groups import group_findings
 from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
 from runs.report.schema import (
@@ -157,10 +157,17 @@ def triage_carry_counts(
     run: Run, findings: list[RunFinding], carried: dict[int, FindingTriage]
 ) -> TriageCarry:
     """New (no earlier decision) / carried (inherited one) findings, and the fingerprints
-    triaged in the delta's baseline run that no longer appear (resolved)."""
+    triaged in the delta's baseline run that no longer appear (resolved), those whose cases
+    this run did not play and judge left out (`not_played`: gone without a chance to recur)."""
     base = run_get_previous(run=run)
     present = {f.fingerprint for f in findings}
-    resolved = sorted(_triaged_fingerprints(base) - present) if base else []
+    resolved = []
+    if base:
+        gone = _triaged_fingerprints(base) - present
+        if gone:
+            base_findings = list(base.findings.filter(fingerprint__in=gone).select_related("case"))
+            gone -= not_played(run=run, base_findings=base_findings)
+        resolved = sorted(gone)
     n_carried = sum(1 for f in findings if f.id in carried)
     return TriageCarry(
         new=len(findings) - n_carried,

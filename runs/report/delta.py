@@ -1,12 +1,13 @@
 """The delta of a run against an earlier one (DESIGN §10): verdict, scores, findings new,
-resolved and persisting by fingerprint, tokens, and which snapshot inputs changed. The default
-baseline compares like with like: same organization, preset and responder, a real bot's run."""
+resolved, persisting and not played by fingerprint, tokens, and which snapshot inputs changed.
+The default baseline compares like with like: same organization, preset and responder, a real
+bot's run."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from runs.models import Run, RunFinding, RunStatus
+from runs.models import CaseStatus, Run, RunFinding, RunStatus
 from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
 from runs.report.schema import (
     ChangedInputs,
@@ -74,6 +75,28 @@ def _delta_items(findings: list[RunFinding]) -> dict[str, DeltaItem]:
     }
 
 
+def not_played(*, run: Run, base_findings: list[RunFinding]) -> set[str]:
+    """Fingerprints of `base_findings` that `run` had no chance to find again, so their absence
+    says nothing: every case they were found in is one `run` did not play and judge (cancelled,
+    skipped on budget, errored or still pending). A run without a verdict judged nothing (it
+    was cancelled, errored, or is still working): none of its cases counts as played. A case
+    `run` does not hold at all (another test set) leaves the finding to `resolved`, as before;
+    a finding of no case is not played while any case of `run` is."""
+    cases = list(run.cases.values_list("scenario_key", "status"))
+    played = {key for key, status in cases if status == CaseStatus.DONE and run.verdict}
+    unplayed = {key for key, _ in cases} - played
+    where: dict[str, set[str | None]] = {}
+    for f in base_findings:
+        where.setdefault(f.fingerprint, set()).add(f.case.scenario_key if f.case else None)
+    out = set()
+    for fingerprint, keys in where.items():
+        if keys & played:
+            continue
+        if keys & unplayed or (None in keys and unplayed):
+            out.add(fingerprint)
+    return out
+
+
 def _changed_keys(now: dict[str, object], then: dict[str, object]) -> list[str]:
     return sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
 
@@ -98,16 +121,21 @@ def _snapshot(run: Run) -> Snapshot:
 def delta_build(*, run: Run, other: Run | None = None) -> RunDelta | None:
     """Compare with `other` (default: `run_get_previous`, the latest final run of the same org,
     preset and responder): verdict, scores per dimension, findings new / resolved / persisting
-    by fingerprint, tokens, and which snapshot inputs changed. None when there is nothing to
-    compare with."""
+    by fingerprint (a finding gone only because its cases were not played is `not_played`, never
+    resolved), tokens, and which snapshot inputs changed. None when there is nothing to compare
+    with."""
     base = other or run_get_previous(run=run)
     if base is None:
         return None
     scope = baseline_scope(org_slug=run.org_slug, preset=run.preset, responder=run.responder_spec)
     now_items = _delta_items(list(run.findings.select_related("case")))
-    then_items = _delta_items(list(base.findings.select_related("case")))
+    base_findings = list(base.findings.select_related("case"))
+    then_items = _delta_items(base_findings)
     new = [v for fp, v in now_items.items() if fp not in then_items]
-    resolved = [v for fp, v in then_items.items() if fp not in now_items]
+    gone = [v for fp, v in then_items.items() if fp not in now_items]
+    unplayed = not_played(run=run, base_findings=base_findings)
+    resolved = [v for v in gone if v.fingerprint not in unplayed]
+    skipped = [v for v in gone if v.fingerprint in unplayed]
     persisting = [v for fp, v in now_items.items() if fp in then_items]
 
     def diff(a: float | None, b: float | None) -> float | None:
@@ -149,9 +177,11 @@ def delta_build(*, run: Run, other: Run | None = None) -> RunDelta | None:
             new=severity_counts(v.severity for v in new),
             resolved=severity_counts(v.severity for v in resolved),
             persisting=severity_counts(v.severity for v in persisting),
+            not_played=severity_counts(v.severity for v in skipped),
             new_fingerprints=sorted(v.fingerprint for v in new),
             resolved_fingerprints=sorted(v.fingerprint for v in resolved),
-            items=DeltaItems(new=new, resolved=resolved, persisting=persisting),
+            not_played_fingerprints=sorted(v.fingerprint for v in skipped),
+            items=DeltaItems(new=new, resolved=resolved, persisting=persisting, not_played=skipped),
         ),
         tokens=run.tokens_used - base.tokens_used,
         token_values=TokenChange(

@@ -310,7 +310,14 @@ def report_to_markdown(report: RunReport) -> str:
         fd = d.findings
         add(
             f"Findings new {fd.new.total}, resolved {fd.resolved.total}, "
-            f"persisting {fd.persisting.total}."
+            f"persisting {fd.persisting.total}"
+            + (
+                f", not played {fd.not_played.total} (their cases were not played and judged "
+                "by this run: not resolved)"
+                if fd.not_played.total
+                else ""
+            )
+            + "."
         )
     add("")
     return "\n".join(lines)

@@ -105,7 +105,8 @@ class TriageCarry(ReportModel):
     new: int = Field(description="findings with no earlier decision on their fingerprint")
     carried: int = Field(description="findings that inherited an earlier run's decision")
     resolved: int = Field(
-        description="fingerprints triaged in the baseline run (not open) that no longer appear"
+        description="fingerprints triaged in the baseline run (not open) that no longer appear, "
+        "those whose cases this run did not play and judge left out"
     )
     baseline_run_id: int | None = Field(
         description="the run `resolved` compares with: the delta's previous run"
@@ -313,18 +314,34 @@ class DeltaItem(ReportModel):
     count: int
 
 
+_NOT_PLAYED = (
+    "in the previous run, absent now only because every case it was found in was not played "
+    "and judged by this run (cancelled, skipped on budget, errored, or a run without a "
+    "verdict): not resolved"
+)
+
+
 class DeltaItems(ReportModel):
     new: list[DeltaItem]
     resolved: list[DeltaItem]
     persisting: list[DeltaItem]
+    not_played: list[DeltaItem] = Field(default_factory=list, description=_NOT_PLAYED)
 
 
 class DeltaFindings(ReportModel):
     new: SeverityCounts
-    resolved: SeverityCounts
+    resolved: SeverityCounts = Field(
+        description="in the previous run, absent from this one although a case it was found "
+        "in was played and judged"
+    )
     persisting: SeverityCounts
+    not_played: SeverityCounts = Field(
+        default_factory=lambda: SeverityCounts(critical=0, major=0, minor=0),
+        description=_NOT_PLAYED,
+    )
     new_fingerprints: list[str]
     resolved_fingerprints: list[str]
+    not_played_fingerprints: list[str] = Field(default_factory=list, description=_NOT_PLAYED)
     items: DeltaItems
 
 

@@ -61,6 +61,8 @@ def delta_summary(report: RunReport) -> str:
         f"vs run {d.previous_run_id} ({d.basis_reason}): {delta_test_set(d)} · verdict "
         f"{d.verdict.previous} -> {d.verdict.current} · overall "
         + ("n/a" if overall is None else f"{overall * 100:+.1f} pts")
-        + f" · findings {d.findings.new.total} new, {d.findings.resolved.total} resolved · "
+        + f" · findings {d.findings.new.total} new, {d.findings.resolved.total} resolved"
+        + (f", {d.findings.not_played.total} not played" if d.findings.not_played.total else "")
+        + " · "
         + ("changed: " + "; ".join(changes) if changes else "no other input changed")
     )
