@@ -268,7 +268,9 @@ class JudgeInjection(Check):
             severity="critical",
             turn_index=turn_index,
             subject=hits[0][1][:200] if hits[0][1] in quotes[0] else quotes[0][:200],
-            key=f"judge_injection:{hits[0][0].name}",
+            # The defect is this instruction, not its kind: a decision on one injection must
+            # not carry to another bot's other injection (issue 33).
+            key=f"judge_injection:{hits[0][0].name}:{' '.join(quotes[0].casefold().split())}",
             evidence=[Evidence(source="reply", quote=q, turn=turn_index) for q in quotes],
             rationale=(
                 f"The reply contains {kinds}: text aimed at whoever evaluates the conversation, "
