@@ -21,12 +21,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from generator.schemas import Manifest
+from judge.normalize import INVISIBLE_RE
 from judge.schemas import CaseTranscript, Evidence, Finding
 
 FUZZY_MIN = 0.9
 # Evidence of these sources cites no text the judge holds (a pipeline error message).
 _UNCHECKED = frozenset({"error"})
-_ZERO_WIDTH = re.compile("[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 _PLAIN = str.maketrans(
     {
         **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u02bc\u0060\u00b4", "'"),
@@ -40,9 +40,10 @@ _EDGES = " .,!?;:\"'"
 
 
 def normalize(text: str) -> str:
-    """The form quotes are compared in: NFKC, no zero-width characters, plain quotes and
+    """The form quotes are compared in: NFKC, no invisible characters (the set
+    `judge.normalize` removes before pattern checks), plain quotes and
     dashes, case-folded, whitespace runs as one space, no punctuation at either end."""
-    text = unicodedata.normalize("NFKC", _ZERO_WIDTH.sub("", text)).translate(_PLAIN)
+    text = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", text)).translate(_PLAIN)
     return _SPACE.sub(" ", text.casefold()).strip(_EDGES)
 
 
