@@ -59,6 +59,17 @@ def _state(run: Run, worker: Any) -> str:
     return f"run {run.status}: {cases}\n--- worker ---\n{worker_output(worker)[-6000:]}"
 
 
+def _finish_on_a_second_worker(run: Run, *, env: dict[str, str], queue: str, beat: Path) -> None:
+    """A worker with beat (so the reaper) on the same queue, until the run is locked."""
+    with run_celery_worker(concurrency=2, env=env, beat=beat, queue=queue) as second:
+        _wait_for(
+            lambda: Run.objects.filter(id=run.id, locked_at__isnull=False).exists(),
+            timeout=180,
+            what="the second worker to finish the run",
+            detail=lambda: _state(run, second),
+        )
+
+
 def test_a_worker_killed_mid_conversation_loses_nothing(client, django_user_model, tmp_path):
     import_demo_org()
     org = Organization.objects.get(slug="demo")
@@ -83,15 +94,7 @@ def test_a_worker_killed_mid_conversation_loses_nothing(client, django_user_mode
         victim = RunCase.objects.get(run=run, scenario_key="sc-01")
         kept = victim.turns.count()
         assert victim.status == CaseStatus.RUNNING and kept >= 1
-        with run_celery_worker(
-            concurrency=2, env=env, beat=tmp_path / "beat-schedule", queue=queue
-        ) as second:
-            _wait_for(
-                lambda: Run.objects.filter(id=run.id, locked_at__isnull=False).exists(),
-                timeout=180,
-                what="the second worker to finish the run",
-                detail=lambda: _state(run, second),
-            )
+        _finish_on_a_second_worker(run, env=env, queue=queue, beat=tmp_path / "beat-schedule")
         billed = llm.usage_total
 
     run.refresh_from_db()
@@ -172,15 +175,7 @@ def test_a_worker_killed_while_the_bots_model_answers_leaves_nothing_reserved(tm
         open_calls = LlmCall.objects.filter(run=run, role="responder", status="reserved")
         assert open_calls.count() == 1  # the killed call's reservation
         release.set()
-        with run_celery_worker(
-            concurrency=2, env=env, beat=tmp_path / "beat-schedule", queue=queue
-        ) as second:
-            _wait_for(
-                lambda: Run.objects.filter(id=run.id, locked_at__isnull=False).exists(),
-                timeout=180,
-                what="the second worker to finish the run",
-                detail=lambda: _state(run, second),
-            )
+        _finish_on_a_second_worker(run, env=env, queue=queue, beat=tmp_path / "beat-schedule")
 
     run.refresh_from_db()
     assert run.status in (RunStatus.DONE, RunStatus.BUDGET_STOPPED), run.error
