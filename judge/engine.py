@@ -11,7 +11,7 @@ from judge.checks import REGISTRY, all_checks
 from judge.checks.base import Need
 from judge.evidence import verify_findings
 from judge.merge import merge_findings
-from judge.schemas import CaseJudgement, CaseTranscript, Finding, JudgeConfig
+from judge.schemas import CaseJudgement, CaseTranscript, Finding, JudgeConfig, Turn
 from judge.scoring import case_passed, case_scores
 from judge.semantic.layer import apply_semantic
 from qalab.domain import SEVERITY_ORDER
@@ -51,11 +51,41 @@ Clock = Callable[[], float]
 
 @dataclass(frozen=True)
 class CheckedCase:
-    """What the checks of one case said, and which of them (and "semantic") its judging
-    deadline left unrun, in registry order."""
+    """What the checks of one case said, which of them (and "semantic") its judging deadline
+    left unrun, in registry order, and the turns judged on a prefix (`bound_case`)."""
 
     findings: list[Finding]
     skipped: list[str] = field(default_factory=list)
+    truncated_turns: list[int] = field(default_factory=list)
+
+
+def _prefix(text: str, max_chars: int) -> str:
+    return text if len(text) <= max_chars else text[:max_chars]
+
+
+def bound_case(case: CaseTranscript, max_chars: int | None) -> tuple[CaseTranscript, list[int]]:
+    """The case as the judge reads it: each turn's customer message, reply and extracted values
+    cut to their first `max_chars` characters (None: whole), and the indexes of the turns cut.
+    The one place the judge bounds untrusted text (issue 33): every check, the evidence check,
+    merging, scoring and the semantic layer read this case, so a quote is a verbatim prefix of
+    what was said. Cutting again changes nothing."""
+    if max_chars is None:
+        return case, []
+    turns: list[Turn] = []
+    cut: list[int] = []
+    for turn in case.turns:
+        extracted = {k: _prefix(v, max_chars) for k, v in turn.extracted.items()}
+        customer, reply = _prefix(turn.customer, max_chars), _prefix(turn.reply, max_chars)
+        if (customer, reply, extracted) == (turn.customer, turn.reply, turn.extracted):
+            turns.append(turn)
+            continue
+        cut.append(turn.index)
+        turns.append(
+            turn.model_copy(update={"customer": customer, "reply": reply, "extracted": extracted})
+        )
+    if not cut:
+        return case, []
+    return case.model_copy(update={"turns": turns}), cut
 
 
 def check_case(
@@ -69,8 +99,10 @@ def check_case(
     """What every applicable check says, before merging; exact duplicates dropped; then the
     semantic layer's confirmations and own findings (`judge.semantic.layer`). With a deadline
     (`config.deadline_s`), the clock is read before each check and before the semantic layer:
-    once the case has spent its seconds, the steps left are skipped and named."""
+    once the case has spent its seconds, the steps left are skipped and named. The checks read
+    the case cut to `config.max_chars` per text (`bound_case`)."""
     started = clock()
+    case, truncated = bound_case(case, config.max_chars)
 
     def out_of_time() -> bool:
         return config.deadline_s is not None and clock() - started >= config.deadline_s
@@ -90,8 +122,8 @@ def check_case(
                 seen.add(key)
                 findings.append(finding)
     if config.semantic and (skipped or out_of_time()):
-        return CheckedCase(findings, [*skipped, "semantic"])
-    return CheckedCase(apply_semantic(case, findings, config), skipped)
+        return CheckedCase(findings, [*skipped, "semantic"], truncated)
+    return CheckedCase(apply_semantic(case, findings, config), skipped, truncated)
 
 
 def raw_findings(
@@ -115,6 +147,7 @@ def run_checks(
     """Findings of the applicable checks whose evidence is verbatim (`judge.evidence`), one
     per defect (`judge.merge`), most severe first, then by turn. Checks needing something not
     in `available` are skipped."""
+    case, _ = bound_case(case, config.max_chars)
     findings = raw_findings(case, manifest, config, available=available)
     verified, _ = verify_findings(case, manifest, findings)
     return _sorted(merge_findings(verified, case, _RULE_ORDER))
@@ -137,7 +170,9 @@ def judge_case(
     (`judge.evidence`): one whose quote or subject is not in what it cites is dropped and
     counted in `unsupported_by_rule`. `raw`: what `raw_findings` said of this very case earlier
     (the checks are then not run again), with `skipped`, the steps its deadline skipped then.
-    `clock`: read by the deadline (`check_case`)."""
+    `clock`: read by the deadline (`check_case`). Everything reads the case cut to
+    `config.max_chars` per text (`bound_case`); the judgement names the turns cut."""
+    case, truncated = bound_case(case, config.max_chars)
     if raw is None:
         checked = check_case(case, manifest, config, available=available, clock=clock)
         raw, skipped = checked.findings, checked.skipped
@@ -157,4 +192,5 @@ def judge_case(
         passed=case_passed(scores, findings, config),
         unsupported_by_rule=unsupported,
         skipped_checks=list(skipped or []),
+        truncated_turns=truncated,
     )

@@ -88,6 +88,9 @@ class CaseJudgement(_Model):
     unsupported_by_rule: dict[str, int] = Field(default_factory=dict)
     # Checks (and "semantic") not run because the case's judging deadline had passed.
     skipped_checks: list[str] = Field(default_factory=list)
+    # Turns whose customer message, reply or an extracted value was longer than
+    # `JudgeConfig.max_chars`: judged on their first max_chars characters.
+    truncated_turns: list[int] = Field(default_factory=list)
 
 
 class TopAction(_Model):
@@ -122,6 +125,11 @@ class JudgeConfig(_Model):
     # semantic layer, are skipped and named (`CaseJudgement.skipped_checks`). None: no
     # deadline (runs set it from QALAB_JUDGE_DEADLINE_S).
     deadline_s: float | None = Field(default=None, gt=0)
+    # Characters of each customer message, reply and extracted value the judge reads (issue
+    # 33): a longer text is judged on its prefix (`judge.engine.bound_case`) and its turn is
+    # named (`CaseJudgement.truncated_turns`). None: whole texts (runs and `qalab_judge` set
+    # it from QALAB_JUDGE_MAX_CHARS).
+    max_chars: int | None = Field(default=None, ge=1)
 
     @property
     def threshold(self) -> float:

@@ -231,4 +231,7 @@ QALAB_SEMANTIC_THRESHOLDS = envthresholds("QALAB_SEMANTIC_THRESHOLDS")
 # CPU seconds the judge's checks may spend on one case (issue 33): past them the remaining
 # checks and the semantic layer are skipped (a warning names them; not yet in the report).
 QALAB_JUDGE_DEADLINE_S = envint("QALAB_JUDGE_DEADLINE_S", 10, minimum=1)
+# Characters of each customer message, bot reply and extracted value the judge reads (issue
+# 33): a longer text is judged on its prefix, and the report names the turns cut.
+QALAB_JUDGE_MAX_CHARS = envint("QALAB_JUDGE_MAX_CHARS", 20_000, minimum=1_000)
 QALAB_RUN_STALL_SECONDS = envint("QALAB_RUN_STALL_SECONDS", 900, minimum=30)

@@ -38,6 +38,7 @@ def judge_config(run: Run) -> JudgeConfig:
         semantic_thresholds=semantic.get("thresholds", {}),
         semantic_model_dir=settings.QALAB_SEMANTIC_MODEL_DIR or None,
         deadline_s=settings.QALAB_JUDGE_DEADLINE_S,
+        max_chars=settings.QALAB_JUDGE_MAX_CHARS,
     )
 
 
@@ -51,6 +52,7 @@ def file_judge_config() -> JudgeConfig:
             "semantic_thresholds": dict(settings.QALAB_SEMANTIC_THRESHOLDS),
             "semantic_model_dir": settings.QALAB_SEMANTIC_MODEL_DIR or None,
             "deadline_s": settings.QALAB_JUDGE_DEADLINE_S,
+            "max_chars": settings.QALAB_JUDGE_MAX_CHARS,
         }
     )
 
