@@ -229,7 +229,7 @@ QALAB_SEMANTIC = envchoice("QALAB_SEMANTIC", "on", ("on", "off"))
 QALAB_SEMANTIC_MODEL_DIR = envstr("QALAB_SEMANTIC_MODEL_DIR")
 QALAB_SEMANTIC_THRESHOLDS = envthresholds("QALAB_SEMANTIC_THRESHOLDS")
 # CPU seconds the judge's checks may spend on one case (issue 33): past them the remaining
-# checks and the semantic layer are skipped (a warning names them; not yet in the report).
+# checks and the semantic layer are skipped, and the report names them.
 QALAB_JUDGE_DEADLINE_S = envint("QALAB_JUDGE_DEADLINE_S", 10, minimum=1)
 # Characters of each customer message, bot reply and extracted value the judge reads (issue
 # 33): a longer text is judged on its prefix, and the report names the turns cut.

@@ -8,9 +8,10 @@ give them; nobody else parses an artifact's content.
 
 from __future__ import annotations
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from generator.schemas import Artifacts, Blueprint, Fixture, Manifest
+from judge.engine import CheckedCase
 from judge.llm_judge import ReviewResult
 from judge.schemas import Finding
 from qalab.domain import ArtifactKind
@@ -137,17 +138,37 @@ def store_review(run: Run, key: str, result: ReviewResult) -> None:
 _FINDINGS = TypeAdapter(list[Finding])
 
 
-def load_case_checks(run: Run) -> dict[str, list[Finding]]:
-    """The deterministic checks' findings stored when each case ended, by scenario key."""
-    return {
-        a.key: _FINDINGS.validate_json(a.content)
-        for a in run.artifacts.filter(kind=ArtifactKind.CASE_CHECKS)
-    }
+class _StoredChecks(BaseModel):
+    """A `case_checks` row: the findings, the steps the judging deadline skipped and the turns
+    judged on a prefix. Rows stored before those were kept hold the list of findings alone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    findings: list[Finding]
+    skipped: list[str] = Field(default_factory=list)
+    truncated_turns: list[int] = Field(default_factory=list)
 
 
-def store_case_checks(run: Run, key: str, findings: list[Finding]) -> None:
-    """Keep what the deterministic checks found in one ended case (the judge stage reuses it)."""
-    content = _FINDINGS.dump_json(findings).decode()
+def load_case_checks(run: Run) -> dict[str, CheckedCase]:
+    """The deterministic checks stored when each case ended, by scenario key."""
+    out: dict[str, CheckedCase] = {}
+    for a in run.artifacts.filter(kind=ArtifactKind.CASE_CHECKS):
+        if a.content.lstrip().startswith("["):
+            out[a.key] = CheckedCase(_FINDINGS.validate_json(a.content))
+            continue
+        stored = _StoredChecks.model_validate_json(a.content)
+        out[a.key] = CheckedCase(stored.findings, stored.skipped, stored.truncated_turns)
+    return out
+
+
+def store_case_checks(run: Run, key: str, checked: CheckedCase) -> None:
+    """Keep what the deterministic checks found in one ended case (the judge stage reuses it),
+    with what its judging deadline skipped and the turns judged on a prefix."""
+    content = _StoredChecks(
+        findings=checked.findings,
+        skipped=checked.skipped,
+        truncated_turns=checked.truncated_turns,
+    ).model_dump_json()
     RunArtifact.objects.get_or_create(
         run=run,
         kind=ArtifactKind.CASE_CHECKS,

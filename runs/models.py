@@ -192,6 +192,10 @@ class RunCase(models.Model):
     # Findings of the case dropped by the judge's evidence check (a quote or the subject not in
     # what it cites), by rule; the LLM review's own drops are in its `llm_review` artifact.
     unsupported_by_rule = models.JSONField(default=dict, blank=True)
+    # What the judge left out of this case (issue 33): the checks (and "semantic") its judging
+    # deadline skipped, and the turns judged on their first QALAB_JUDGE_MAX_CHARS characters.
+    skipped_checks = models.JSONField(default=list, blank=True)
+    truncated_turns = models.JSONField(default=list, blank=True)
     lease_owner = models.CharField(max_length=100, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     attempt = models.PositiveIntegerField(default=0)

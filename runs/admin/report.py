@@ -17,7 +17,7 @@ from runs.admin.findings_html import finding_items_html
 from runs.forms import TriageForm
 from runs.models import TriageState
 from runs.report.build import report_build
-from runs.report.markdown import report_to_markdown
+from runs.report.markdown import judge_limit_notes, report_to_markdown
 from runs.report.page import actions_with_groups, finding_groups
 from runs.selectors import run_get_progress
 
@@ -68,6 +68,7 @@ class ReportPages(RunPagesBase):
             ],
             snapshot=snapshot_rows(run),
             delta=report.delta,
+            judge_limit_notes=judge_limit_notes(report),
         )
         if request.htmx:
             # The last poll: the banner turns into the verdict (no hx-trigger left, so polling

@@ -356,6 +356,8 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
                 ),
                 **{"pass": c.passed},
                 unsupported_by_rule=c.unsupported_by_rule or {},
+                skipped_checks=c.skipped_checks or [],
+                truncated_turns=c.truncated_turns or [],
             )
             for c in cases
         ],

@@ -61,6 +61,42 @@ def _interruptions(report: RunReport) -> list[str]:
     return ["", *lines] if lines else []
 
 
+def judge_limit_notes(report: RunReport) -> list[str]:
+    """One note per case the judge did not read whole or finish (issue 33): the turns it read
+    in part and the checks its judging deadline skipped; none for a case judged in full."""
+    notes: list[str] = []
+    for case in report.cases:
+        if not case.judge_limited:
+            continue
+        parts: list[str] = []
+        if case.truncated_turns:
+            turns = ", ".join(str(t) for t in case.truncated_turns)
+            parts.append(
+                f"turn{'s' if len(case.truncated_turns) != 1 else ''} {turns} judged on "
+                "the first QALAB_JUDGE_MAX_CHARS characters of each text"
+            )
+        if case.skipped_checks:
+            parts.append(
+                "not checked by the judging deadline (QALAB_JUDGE_DEADLINE_S): "
+                + ", ".join(case.skipped_checks)
+            )
+        notes.append(f"case {case.id}: " + "; ".join(parts))
+    return notes
+
+
+def judge_limits_summary(report: RunReport) -> str:
+    """The judge limits of every case in one line ("" when every case was judged whole)."""
+    return " · ".join(judge_limit_notes(report))
+
+
+def _judge_limits(report: RunReport) -> list[str]:
+    return (
+        ["", *(f"> Judge limits: {_md_escape(n)}." for n in notes)]
+        if (notes := judge_limit_notes(report))
+        else []
+    )
+
+
 _STATE_WORDS = {"false_positive": "false positive", "wont_fix": "won't fix"}
 
 
@@ -197,6 +233,7 @@ def report_to_markdown(report: RunReport) -> str:
         + (f" · interrupted {s.interrupted}" if s.interrupted else "")
     )
     lines += _interruptions(report)
+    lines += _judge_limits(report)
     if fallback := fallback_summary(report):
         add("")
         add(f"> Fallbacks: {fallback}.")

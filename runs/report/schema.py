@@ -272,6 +272,31 @@ class Case(ReportModel):
     unsupported_by_rule: dict[str, int] = Field(
         description="the case's findings dropped by the evidence check, by rule"
     )
+    skipped_checks: list[str] = Field(
+        default_factory=list,
+        description="checks (and 'semantic') not run because the case's judging deadline "
+        "(QALAB_JUDGE_DEADLINE_S, CPU seconds) had passed; absent when none was skipped",
+    )
+    truncated_turns: list[int] = Field(
+        default_factory=list,
+        description="turns (0-based) whose customer message, reply or an extracted value was "
+        "longer than QALAB_JUDGE_MAX_CHARS: judged on their first that many characters; absent "
+        "when none was cut",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_judge_limits(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A case the judge read whole and finished keeps the keys it always had.
+        out = handler(self)
+        for key in ("skipped_checks", "truncated_turns"):
+            if not out.get(key):
+                out.pop(key, None)
+        return out
+
+    @property
+    def judge_limited(self) -> bool:
+        """The judge skipped checks of this case or read some of its turns in part."""
+        return bool(self.skipped_checks or self.truncated_turns)
 
 
 # --------------------------------------------------------------------------- delta

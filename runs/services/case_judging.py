@@ -96,7 +96,6 @@ def judge_ended_case(
     except Exception:  # the judge stage runs the checks again and reports what breaks
         logger.exception("run %s case %s: early checks failed", run.id, case.scenario_key)
         return
-    findings = checked.findings
     if checked.skipped:
         logger.warning(
             "run %s case %s: judging deadline (%s s CPU) passed, skipped: %s",
@@ -105,7 +104,7 @@ def judge_ended_case(
             settings.QALAB_JUDGE_DEADLINE_S,
             ", ".join(checked.skipped),
         )
-    _store(run, case, lambda: store_case_checks(run, case.scenario_key, findings))
+    _store(run, case, lambda: store_case_checks(run, case.scenario_key, checked))
 
 
 def _store(run: Run, case: RunCase, store: Callable[[], None]) -> None:

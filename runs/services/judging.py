@@ -184,12 +184,14 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
             for key, case in sorted(cases.items()):
                 transcript = case_transcript(run, case)
                 review = reviews.get(key)
+                early = checked.get(key)
                 judgement = judge_case(
                     transcript,
                     manifest,
                     config=config,
                     extra=review.findings if review else None,
-                    raw=checked.get(key),
+                    raw=early.findings if early else None,
+                    skipped=early.skipped if early else None,
                 )
                 findings.extend(judgement.findings)
                 if judgement.skipped_checks:
@@ -205,6 +207,8 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                 case.score_overall = judgement.scores.overall
                 case.passed = judgement.passed
                 case.unsupported_by_rule = judgement.unsupported_by_rule
+                case.skipped_checks = judgement.skipped_checks
+                case.truncated_turns = judgement.truncated_turns
                 case.save(
                     update_fields=[
                         "score_groundedness",
@@ -213,6 +217,8 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                         "score_overall",
                         "passed",
                         "unsupported_by_rule",
+                        "skipped_checks",
+                        "truncated_turns",
                     ]
                 )
         errored_cases = run.cases.filter(status=CaseStatus.ERROR).order_by("scenario_key")

@@ -26,7 +26,7 @@ def test_the_stored_checks_are_what_the_judge_stage_finds(demo_org: Any) -> None
     manifest = load_manifest(run.id)
     for case in run.cases.all():
         again = raw_findings(case_transcript(run, case), manifest, judge_config(run))
-        assert stored[case.scenario_key] == again
+        assert stored[case.scenario_key].findings == again
     assert any(stored.values())  # the canary's invented price was found early
 
 

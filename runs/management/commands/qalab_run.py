@@ -23,7 +23,7 @@ from runs.models import Run, RunStatus, Verdict
 from runs.presets import PRESETS
 from runs.report.build import report_build
 from runs.report.junit import report_to_junit
-from runs.report.markdown import fallback_summary, report_to_markdown
+from runs.report.markdown import fallback_summary, judge_limits_summary, report_to_markdown
 from runs.report.schema import RunReport
 from runs.report.step_summary import report_to_step_summary
 from runs.report.words import delta_summary
@@ -319,4 +319,5 @@ class Command(BaseCommand):
             + (" (estimated)" if t.estimated else "")
             + f"\n  delta: {delta_summary(report)}"
             + (f"\n  fallbacks: {fallback}" if (fallback := fallback_summary(report)) else "")
+            + (f"\n  judge limits: {lim}" if (lim := judge_limits_summary(report)) else "")
         )
