@@ -35,7 +35,7 @@ def run_cancel(*, run_id: int, user: Any = None) -> bool:
 
     Compare-and-swap like every other move, so every later stage finds the run no longer in
     its status and does nothing: queued cases are marked `cancelled` and never played, a case
-    already talking finishes its conversation, and nothing is judged. The run never gets a
+    already talking stops before its next turn, and nothing is judged. The run never gets a
     verdict; it is locked once that last case (or LLM call) is done (`run_lock_if_idle`).
     """
     now = timezone.now()

@@ -162,6 +162,10 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
             # In the try: a spec this worker cannot use is this case's error, not a task crash.
             responder = _responder_of(run)
             while True:
+                if not Run.objects.filter(id=run.id, status=RunStatus.SIMULATING).exists():
+                    # Ended (cancelled, errored, timed out) while this case was talking: no
+                    # further turn, whether or not the next message needs an LLM call.
+                    raise RunEnded(f"run {run.id} ended while case {case.scenario_key} talked")
                 index = len(history)
                 purpose = f"{case.scenario_key}/t{index}"
                 message = customer_next_message(
@@ -204,7 +208,8 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
                 engine=engine,
             )
         except RunEnded as exc:
-            # Cancelled or errored while this case was talking: it stops at its next LLM call.
+            # Cancelled or errored while this case was talking: it stops at its next turn or
+            # LLM call, whichever comes first.
             logger.info("run %s case %s: %s", run.id, case.scenario_key, exc)
             _finish_case(
                 case,

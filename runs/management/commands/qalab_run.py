@@ -18,7 +18,7 @@ from qalab.database import require_migrated
 from qalab.models import Organization
 from runs import services
 from runs.events import run_events
-from runs.inline import InlineDispatcher
+from runs.inline import InlineDeadline, InlineDispatcher
 from runs.models import Run, RunStatus, Verdict
 from runs.presets import PRESETS
 from runs.report.build import report_build
@@ -33,6 +33,7 @@ EXIT_PASS, EXIT_CRITICAL, EXIT_USAGE, EXIT_BUDGET, EXIT_ERROR = 0, 1, 2, 3, 4
 
 
 HEARTBEAT_SECONDS = 10.0
+WAIT_TIMEOUT = 1800  # seconds --wait waits when --timeout is not given
 
 
 class Heartbeat:
@@ -189,7 +190,10 @@ class Command(BaseCommand):
         mode.add_argument("--inline", action="store_true", help="run in this process, no broker")
         mode.add_argument("--wait", action="store_true", help="enqueue, then wait for the workers")
         parser.add_argument(
-            "--timeout", type=_positive, default=1800, help="seconds to wait (--wait)"
+            "--timeout",
+            type=_positive,
+            help=f"seconds the run may take (--wait: default {WAIT_TIMEOUT}; --inline: none "
+            "unless given): past them it ends as a timeout, exit 4",
         )
         parser.add_argument("--json", dest="json_path", help="write the JSON report here")
         parser.add_argument("--md", dest="md_path", help="write the Markdown report here")
@@ -243,21 +247,26 @@ class Command(BaseCommand):
         )
 
         if opts["inline"]:
-            with Heartbeat(self.stderr.write) as heartbeat:
-                dispatcher = InlineDispatcher(progress=lambda step: heartbeat.say(f"  {step}"))
+            deadline = InlineDeadline(run.id, opts["timeout"])
+            with Heartbeat(self.stderr.write) as heartbeat, deadline:
+                dispatcher = InlineDispatcher(
+                    progress=lambda step: heartbeat.say(f"  {step}"), stop=deadline.expired
+                )
                 services.run_start(run=run, dispatcher=dispatcher)
                 dispatcher.drain()
+            deadline.settle()
         else:
             with transaction.atomic():
                 services.run_start(run=run, dispatcher=CeleryDispatcher())
             if not opts["wait"]:
                 self.stdout.write(f"Run {run.id} queued; follow it in the admin or with --wait.")
                 return
-            if not self._wait(run, timeout=opts["timeout"]):
+            timeout = opts["timeout"] or WAIT_TIMEOUT
+            if not self._wait(run, timeout=timeout):
                 run.refresh_from_db()
                 self._write_outputs(run, opts)
                 raise CommandError(
-                    f"run {run.id} did not finish within {opts['timeout']}s (status {run.status}); "
+                    f"run {run.id} did not finish within {timeout}s (status {run.status}); "
                     "is a worker running?",
                     returncode=EXIT_ERROR,
                 )
