@@ -133,3 +133,24 @@ def nul_bytes(request: dict[str, Any]) -> dict[str, Any]:
         "extracted": {key: "Mary\x00Byrne"},
         "status": "AWAITING_RESPONSE",
     }
+
+
+# Scenario keys whose replies `switchable` spoils with an invented price; empty, it is the
+# reference bot. A test sets it between runs to change the bot on some scenarios only.
+SPOILED: set[str] = set()
+
+
+def switchable(request: dict[str, Any]) -> dict[str, Any]:
+    """The reference bot, except on the scenarios in SPOILED, where it invents a price."""
+    from qalab.llm import NullLedger, get_engine
+    from runs.simulator.canary import invent_price
+    from runs.simulator.contract import ResponderRequest
+    from runs.simulator.reference import reference_respond
+
+    parsed = ResponderRequest.model_validate(request)
+    engine = get_engine("offline", ledger=NullLedger())
+    reply = reference_respond(parsed, engine=engine, purpose="switchable")
+    scenario = request["session_id"].split("-", 2)[-1]  # qalab-<run>-<scenario key>
+    if scenario in SPOILED:
+        reply = invent_price(parsed, reply)
+    return reply.model_dump(mode="json")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from judge.significance import Outcome, paired_change
 from runs.models import CaseStatus, Run, RunFinding, RunStatus
 from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
 from runs.report.schema import (
@@ -18,6 +19,7 @@ from runs.report.schema import (
     ScoreChange,
     ScoreChanges,
     Scores,
+    Significance,
     Snapshot,
     Snapshots,
     TokenChange,
@@ -105,6 +107,51 @@ def settings_changed(now: dict[str, object], then: dict[str, object]) -> list[st
     """Config keys whose value differs, other than the seed, the reused run's id and the
     inputs named apart (responder, engine, models). Not the settings hash: that covers them."""
     return [k for k in _changed_keys(now, then) if k not in NOT_SETTINGS]
+
+
+def _outcomes(run: Run) -> dict[str, Outcome]:
+    """Each judged case's overall score and pass/fail, by scenario."""
+    rows = run.cases.filter(status=CaseStatus.DONE).values_list(
+        "scenario_key", "score_overall", "passed"
+    )
+    return {key: Outcome(score=score, passed=passed) for key, score, passed in rows}
+
+
+def significance(*, run: Run, base: Run, same_test_set: bool) -> Significance:
+    """The paired test of `run` against `base` on the same test set (`judge.significance`);
+    on different test sets, no test and a note saying why."""
+    if not same_test_set:
+        return Significance(
+            paired=False,
+            note="not paired: the runs played different test sets, so a change in score may "
+            "come from the scenarios as much as from the bot; no significance test",
+            scenarios=0,
+            change=None,
+            mean_score_change=None,
+            interval=None,
+            resamples=0,
+            p_value=None,
+            to_fail=[],
+            to_pass=[],
+        )
+    result = paired_change(_outcomes(base), _outcomes(run))
+    low_high = [round(v, 4) for v in result.interval] if result.interval else None
+    return Significance(
+        paired=True,
+        note=(
+            f"paired over the {result.scenarios} scenarios both runs played: overall-score "
+            f"change with a {result.resamples:,}-resample bootstrap interval, exact McNemar "
+            "test on pass/fail flips"
+        ),
+        scenarios=result.scenarios,
+        change=result.change,
+        mean_score_change=None if result.mean_change is None else round(result.mean_change, 4),
+        interval=low_high,
+        resamples=result.resamples,
+        p_value=round(result.p_value, 4),
+        to_fail=result.to_fail,
+        to_pass=result.to_pass,
+    )
 
 
 def _snapshot(run: Run) -> Snapshot:
@@ -207,5 +254,6 @@ def delta_build(*, run: Run, other: Run | None = None) -> RunDelta | None:
             ),
             code_version=run.source.get("code_version") != base.source.get("code_version"),
         ),
+        significance=significance(run=run, base=base, same_test_set=bool(art) and art == base_art),
         snapshots=Snapshots(previous=_snapshot(base), current=_snapshot(run)),
     )

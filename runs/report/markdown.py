@@ -6,8 +6,13 @@ from collections import Counter
 
 from qalab.domain import SEVERITIES
 from runs.report.groups import report_groups
-from runs.report.schema import Finding, RunReport
-from runs.report.words import delta_changes, delta_test_set, no_baseline_text
+from runs.report.schema import Finding, RunReport, Tokens
+from runs.report.words import (
+    delta_changes,
+    delta_significance,
+    delta_test_set,
+    no_baseline_text,
+)
 
 _PCT_KEYS = ("groundedness", "extraction_accuracy", "conversation_quality", "overall")
 
@@ -29,6 +34,18 @@ def _md_escape(text: str) -> str:
         .replace(">", "&gt;")
         .replace("\n", " ")
     )
+
+
+def bot_metered(t: Tokens) -> bool:
+    """Whether the run metered the bot's own calls against their own budget (shown apart)."""
+    return t.responder_metered and t.responder_budget > 0
+
+
+def tokens_summary(t: Tokens) -> str:
+    """'tokens 29,794/50,000 · bot 8,071/50,000': the lab's roles, then the bot when the lab
+    ran it; '(estimated)' when the offline engine metered them."""
+    bot = f" · bot {t.responder_used:,}/{t.responder_budget:,}" if bot_metered(t) else ""
+    return f"tokens {t.used:,}/{t.budget:,}{bot}" + (" (estimated)" if t.estimated else "")
 
 
 def fallback_summary(report: RunReport) -> str:
@@ -222,6 +239,9 @@ def report_to_markdown(report: RunReport) -> str:
         f"seed {report.seed} · as of {report.as_of} · settings `{report.settings_hash[:12]}` · "
         f"judge layers: {', '.join(report.judge_layers)}"
     )
+    if report.bot_not_called:
+        add("")
+        add(f"> **{_md_escape(report.bot_not_called)}**")
     if report.error:
         add("")
         add(f"> Run error: {_md_escape(report.error)}")
@@ -291,8 +311,18 @@ def report_to_markdown(report: RunReport) -> str:
     add("")
     add("## Tokens")
     add("")
-    add(f"Used {t.used:,} of {t.budget:,}" + (f" ({t.note})" if t.note else "") + ".")
+    add(
+        f"The lab's roles used {t.used:,} of {t.budget:,}"
+        + (f" ({t.note})" if t.note else "")
+        + "."
+    )
     add("")
+    if bot_metered(t):
+        add(
+            f"The bot, run by the lab (role responder), used {t.responder_used:,} of its own "
+            f"budget of {t.responder_budget:,}."
+        )
+        add("")
     for role, used in t.by_role.items():
         add(f"- {role}: {used:,}")
     add("")
@@ -336,7 +366,26 @@ def report_to_markdown(report: RunReport) -> str:
         )
         changes = delta_changes(d)
         add("")
-        add(f"**{delta_test_set(d).capitalize()}.**")
+        add(f"**{delta_test_set(d).capitalize()}: {_md_escape(delta_significance(d))}.**")
+        s = d.significance
+        if s.to_fail or s.to_pass:
+            add("")
+            add(
+                "Flipped: "
+                + "; ".join(
+                    part
+                    for part in (
+                        "to fail " + ", ".join(_md_escape(k) for k in s.to_fail)
+                        if s.to_fail
+                        else "",
+                        "to pass " + ", ".join(_md_escape(k) for k in s.to_pass)
+                        if s.to_pass
+                        else "",
+                    )
+                    if part
+                )
+                + "."
+            )
         add("")
         add(
             "Changed inputs: "

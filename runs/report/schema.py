@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -22,27 +21,82 @@ from pydantic import (
 
 from qalab.domain import Effort, FixTarget, Severity
 
+# The delta's models and the base live apart (file size); imported from here as before.
+from runs.report.delta_schema import (
+    ChangedInputs as ChangedInputs,
+)
+from runs.report.delta_schema import (
+    DeltaFindings as DeltaFindings,
+)
+from runs.report.delta_schema import (
+    DeltaItem as DeltaItem,
+)
+from runs.report.delta_schema import (
+    DeltaItems as DeltaItems,
+)
+from runs.report.delta_schema import (
+    RunDelta as RunDelta,
+)
+from runs.report.delta_schema import (
+    ScoreChange as ScoreChange,
+)
+from runs.report.delta_schema import (
+    ScoreChanges as ScoreChanges,
+)
+from runs.report.delta_schema import (
+    Significance as Significance,
+)
+from runs.report.delta_schema import (
+    Snapshot as Snapshot,
+)
+from runs.report.delta_schema import (
+    Snapshots as Snapshots,
+)
+from runs.report.delta_schema import (
+    TokenChange as TokenChange,
+)
+from runs.report.delta_schema import (
+    VerdictChange as VerdictChange,
+)
+from runs.report.schema_base import (
+    ReportModel as ReportModel,
+)
+from runs.report.schema_base import (
+    Scores as Scores,
+)
+from runs.report.schema_base import (
+    SeverityCounts as SeverityCounts,
+)
+
 TriageStateName = Literal["open", "confirmed", "false_positive", "fixed", "wont_fix"]
-
-
-class ReportModel(BaseModel):
-    """Frozen and closed: an unknown or missing key is an error, in the code and in the schema."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form (what the exports write), keys as in DESIGN §11."""
-        return self.model_dump(mode="json", by_alias=True)
 
 
 # --------------------------------------------------------------------------- run and cases
 
 
 class Tokens(ReportModel):
-    budget: int
-    used: int
+    """The lab's roles (generator, simulator, judge) spend `budget`; the bot's own calls, when
+    the lab runs the bot (role `responder`), spend `responder_budget`, metered apart."""
+
+    budget: int = Field(description="the lab's roles' token budget (generator, simulator, judge)")
+    used: int = Field(description="tokens the lab's roles used")
     reserved: int
     by_role: dict[str, int]
+    responder_budget: int = Field(
+        default=0,
+        description="the bot's own token budget, for its calls when the lab runs the bot "
+        "(openai-chat:, the reference bot); 0 on runs made before it had one (its tokens are then "
+        "in used)",
+    )
+    responder_used: int = Field(
+        default=0, description="tokens the bot used against responder_budget"
+    )
+    responder_reserved: int = Field(default=0)
+    responder_metered: bool = Field(
+        default=False,
+        description="the lab made the bot's calls through its ledger (false for a bot the lab "
+        "only talks to, over HTTP or in Python: its tokens are its own)",
+    )
     calls: int = Field(description="ledger rows (requests, plus rows noting a reply's fate)")
     requests: int = Field(description="requests sent to the LLM endpoint (retries included)")
     retries: int = Field(description="attempts the endpoint refused or dropped, tried again")
@@ -68,25 +122,6 @@ class Tokens(ReportModel):
         "phrasing): generation and simulation could not spend them; 0 on the offline engine",
     )
     judge_share: float = Field(default=0.0, description="judge_held as a share of the budget")
-
-
-class Scores(ReportModel):
-    """Each dimension in [0, 1], rounded to 4 places; None when it does not apply."""
-
-    groundedness: float | None
-    extraction_accuracy: float | None
-    conversation_quality: float | None
-    overall: float | None
-
-
-class SeverityCounts(ReportModel):
-    critical: int
-    major: int
-    minor: int
-
-    @property
-    def total(self) -> int:
-        return self.critical + self.major + self.minor
 
 
 class TriageCounts(ReportModel):
@@ -299,136 +334,6 @@ class Case(ReportModel):
         return bool(self.skipped_checks or self.truncated_turns)
 
 
-# --------------------------------------------------------------------------- delta
-
-
-class VerdictChange(ReportModel):
-    previous: str | None
-    current: str | None
-    changed: bool
-
-
-class ScoreChange(ReportModel):
-    previous: float | None
-    current: float | None
-    change: float | None
-
-
-class ScoreChanges(ReportModel):
-    groundedness: ScoreChange
-    extraction_accuracy: ScoreChange
-    conversation_quality: ScoreChange
-    overall: ScoreChange
-
-
-class TokenChange(ReportModel):
-    previous: int
-    current: int
-    change: int
-
-
-class DeltaItem(ReportModel):
-    """One fingerprint: the first (most severe) finding that carries it, and how many do."""
-
-    fingerprint: str
-    finding_id: int
-    rule_id: str
-    severity: Severity
-    case: str | None
-    subject: str
-    count: int
-
-
-_NOT_PLAYED = (
-    "in the previous run, absent now only because every case it was found in was not played "
-    "and judged by this run (cancelled, skipped on budget, errored, or a run without a "
-    "verdict): not resolved"
-)
-
-
-class DeltaItems(ReportModel):
-    new: list[DeltaItem]
-    resolved: list[DeltaItem]
-    persisting: list[DeltaItem]
-    not_played: list[DeltaItem] = Field(default_factory=list, description=_NOT_PLAYED)
-
-
-class DeltaFindings(ReportModel):
-    new: SeverityCounts
-    resolved: SeverityCounts = Field(
-        description="in the previous run, absent from this one although a case it was found "
-        "in was played and judged"
-    )
-    persisting: SeverityCounts
-    not_played: SeverityCounts = Field(
-        default_factory=lambda: SeverityCounts(critical=0, major=0, minor=0),
-        description=_NOT_PLAYED,
-    )
-    new_fingerprints: list[str]
-    resolved_fingerprints: list[str]
-    not_played_fingerprints: list[str] = Field(default_factory=list, description=_NOT_PLAYED)
-    items: DeltaItems
-
-
-class ChangedInputs(ReportModel):
-    responder: bool
-    org_context: bool
-    engine_or_models: bool
-    settings: bool = Field(
-        description="a run setting changed (settings_changed is not empty); the seed, the "
-        "reference date (as_of) and the reused test set's run id are not settings: "
-        "test_set_identical says what they change"
-    )
-    settings_changed: list[str] = Field(
-        description="config keys whose value changed (max_turns, token_budget, json_mode, ...), "
-        "other than seed, as_of, reuse_artifacts and the responder, engine and models named apart"
-    )
-    test_set_identical: bool
-    engine: bool
-    models: list[str] = Field(description="roles whose model changed")
-    kb_documents: list[str] = Field(description="KB documents added, removed or changed")
-    prompts: list[str] = Field(description="prompt files added, removed or changed")
-    code_version: bool
-
-
-class Snapshot(ReportModel):
-    run_id: int
-    responder: str
-    engine: str
-    models: dict[str, str]
-    settings_hash: str
-    code_version: str | None
-
-
-class Snapshots(ReportModel):
-    previous: Snapshot
-    current: Snapshot
-
-
-class RunDelta(ReportModel):
-    """This run against an earlier one of the same organization: verdict, scores, findings by
-    fingerprint, tokens, and which snapshot inputs changed."""
-
-    previous_run_id: int
-    basis: Literal["previous", "chosen"] = Field(
-        description="previous: the default baseline, the latest final run (with a verdict) "
-        "of the same organization, preset and responder, the lab's own runs left out; "
-        "chosen: picked by the reviewer"
-    )
-    basis_reason: str = Field(
-        description="which run was compared with and why, in words: 'latest final run of "
-        "demo · quick · responder reference' or 'chosen by the reviewer'"
-    )
-    verdict: VerdictChange
-    scores: Scores = Field(description="current minus previous, per dimension")
-    score_values: ScoreChanges
-    findings: DeltaFindings
-    tokens: int = Field(description="tokens used, current minus previous")
-    token_values: TokenChange
-    changed_inputs: ChangedInputs
-    snapshots: Snapshots
-
-
 # --------------------------------------------------------------------------- the report
 
 
@@ -459,6 +364,12 @@ class RunReport(ReportModel):
     engine: str
     models: dict[str, str]
     responder: str
+    bot_called: bool = Field(
+        description="false when the bot under test was never called: an openai-chat: bot on the "
+        "offline engine, the lab's reference bot standing in (QALAB_OPENAI_CHAT_STAND_IN); such "
+        "a run is one of the lab's own, never a real bot's result"
+    )
+    bot_not_called: str | None = Field(description="why the bot was not called (None: it was)")
     settings_hash: str
     seed: int
     judge_layers: list[str] = Field(

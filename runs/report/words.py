@@ -47,6 +47,22 @@ def delta_test_set(delta: RunDelta) -> str:
     return "same test set" if delta.changed_inputs.test_set_identical else "test set different"
 
 
+def delta_significance(delta: RunDelta) -> str:
+    """The paired test in words: 'regressed (6 to fail, 0 to pass, p = 0.031; overall -25.0 pts
+    a scenario, 95% interval -37.5 to -12.5)', or why there is no test."""
+    s = delta.significance
+    if not s.paired or s.change is None:
+        return "not paired (different test sets): no significance test"
+    figures = f"{len(s.to_fail)} to fail, {len(s.to_pass)} to pass, McNemar p = {s.p_value:.3f}"
+    if s.mean_score_change is not None and s.interval:
+        low, high = (v * 100 for v in s.interval)
+        figures += (
+            f"; overall {s.mean_score_change * 100:+.1f} pts a scenario, 95% interval "
+            f"{low:+.1f} to {high:+.1f}"
+        )
+    return f"{s.change} ({figures}; {s.scenarios} paired scenarios)"
+
+
 def delta_summary(report: RunReport) -> str:
     """The delta in one plain line (the CLI prints it): which run, why, the test set, the
     verdict, the overall score, the findings and what changed; or why there is none."""
@@ -58,7 +74,8 @@ def delta_summary(report: RunReport) -> str:
     overall = d.scores.overall
     changes = delta_changes(d)
     return (
-        f"vs run {d.previous_run_id} ({d.basis_reason}): {delta_test_set(d)} · verdict "
+        f"vs run {d.previous_run_id} ({d.basis_reason}): {delta_test_set(d)} · "
+        f"{delta_significance(d)} · verdict "
         f"{d.verdict.previous} -> {d.verdict.current} · overall "
         + ("n/a" if overall is None else f"{overall * 100:+.1f} pts")
         + f" · findings {d.findings.new.total} new, {d.findings.resolved.total} resolved"

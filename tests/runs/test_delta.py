@@ -107,7 +107,10 @@ def test_a_seed_change_alone_is_no_settings_change(demo_org: Organization) -> No
     assert changed["settings"] is False and changed["settings_changed"] == []
     assert changed["test_set_identical"] is False  # what the seed changes, said apart
     markdown = report_to_markdown(report_build(run=second)).split("## Delta", 1)[1]
-    assert "**Test set different.**" in markdown and "Changed inputs: none." in markdown
+    assert "**Test set different: not paired (different test sets): no significance test.**" in (
+        markdown
+    )
+    assert "Changed inputs: none." in markdown
 
 
 def test_a_max_turns_change_is_named(demo_org: Organization) -> None:
@@ -139,7 +142,7 @@ def test_a_responder_change_is_named(demo_org: Organization) -> None:
     markdown = report_to_markdown(report).split("## Delta", 1)[1]
     assert "(chosen by the reviewer)" in markdown
     assert f"Changed inputs: responder reference → {OTHER_BOT}." in markdown
-    assert "**Same test set.**" in markdown
+    assert "**Same test set: no significant change (" in markdown  # one scenario: too few
 
 
 def _qalab_run(*args: str) -> str:
@@ -160,7 +163,7 @@ def test_the_cli_and_the_markdown_state_the_test_set(demo_org: Organization) -> 
     line = next(x for x in same.splitlines() if "delta:" in x)
     assert line.startswith(
         f"  delta: vs run {first_id} (latest final run of demo · quick · responder reference): "
-        "same test set · "
+        "same test set · no significant change (0 to fail, 0 to pass, McNemar p = 1.000"
     ), line
     assert line.endswith("no other input changed"), line
     same_id = Run.objects.latest("id").id
@@ -175,4 +178,4 @@ def test_the_cli_and_the_markdown_state_the_test_set(demo_org: Organization) -> 
     assert f"Versus run {first_id} (latest final run of demo · quick · responder reference)" in (
         section
     )
-    assert "**Same test set.**" in section
+    assert "**Same test set: no significant change (" in section
