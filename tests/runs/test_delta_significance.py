@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from runs.management.commands.qalab_run import EXIT_REGRESSION
 from runs.models import Run
 from runs.report import report_to_markdown
 from runs.report.build import report_build
@@ -45,11 +46,16 @@ def test_six_more_failing_scenarios_on_the_same_test_set_is_a_significant_regres
     assert significance["p_value"] == 1.0 and significance["to_fail"] == []
     assert significance["scenarios"] == len(first["cases"])
 
+    # --fail-on-regression: no regression, the verdict's own code (0 here).
+    code, _ = _run(tmp_path, "--reuse-artifacts", str(first["run_id"]), "--fail-on-regression")
+    assert code == 0
+
     # The bot changed to fail six more scenarios.
     spoiled.update(passing[:6])
-    _, worse = _run(tmp_path, "--reuse-artifacts", str(first["run_id"]))
+    code, worse = _run(tmp_path, "--reuse-artifacts", str(first["run_id"]), "--fail-on-regression")
+    assert code == EXIT_REGRESSION == 5  # whatever the verdict (FAIL_CRITICAL here)
     significance = worse["delta"]["significance"]
-    assert worse["delta"]["previous_run_id"] == same["run_id"]
+    assert worse["delta"]["previous_run_id"] > same["run_id"]
     assert significance["to_fail"] == passing[:6] and significance["to_pass"] == []
     # By hand: 6 flips, all to fail: p = 2 x (1/2)^6 = 0.03125 < 0.05.
     assert significance["p_value"] == 0.0312

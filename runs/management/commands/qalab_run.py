@@ -30,6 +30,8 @@ from runs.report.words import delta_summary
 from runs.tasks import CeleryDispatcher
 
 EXIT_PASS, EXIT_CRITICAL, EXIT_USAGE, EXIT_BUDGET, EXIT_ERROR = 0, 1, 2, 3, 4
+# With --fail-on-regression: the delta on the same test set is a significant regression.
+EXIT_REGRESSION = 5
 
 
 HEARTBEAT_SECONDS = 10.0
@@ -89,6 +91,12 @@ def exit_code_for(run: Run) -> int:
     ):
         return EXIT_PASS
     return EXIT_ERROR
+
+
+def regressed(report: RunReport) -> bool:
+    """The delta played the same test set and the change is a significant regression."""
+    delta = report.delta
+    return delta is not None and delta.significance.change == "regressed"
 
 
 def write_reports(
@@ -158,11 +166,18 @@ def _iso_day(value: str) -> date:
 class Command(BaseCommand):
     help = (
         "Run the QA pipeline for one organization. Exit codes: 0 pass, 1 FAIL_CRITICAL, "
-        "3 BUDGET_STOPPED, 4 error or timeout, 2 bad usage."
+        "3 BUDGET_STOPPED, 4 error or timeout, 2 bad usage, 5 a significant regression "
+        "(with --fail-on-regression)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--org", required=True, help="organization slug")
+        parser.add_argument(
+            "--fail-on-regression",
+            action="store_true",
+            help="exit 5 when the delta against the baseline, on the same test set, is a "
+            "significant regression (paired test), whatever the verdict",
+        )
         parser.add_argument("--preset", choices=sorted(PRESETS), default="quick")
         parser.add_argument(
             "--scenarios", type=_positive, help="override the preset's scenario count"
@@ -275,6 +290,8 @@ class Command(BaseCommand):
         report = self._write_outputs(run, opts)
         self._summary(report)
         code = exit_code_for(run)
+        if opts["fail_on_regression"] and code != EXIT_ERROR and regressed(report):
+            code = EXIT_REGRESSION
         if code != EXIT_PASS:
             raise RunFinished(
                 f"run {run.id} ended {run.verdict or run.status}"
