@@ -45,7 +45,7 @@ def short_responder(spec: str, width: int = RESPONDER_WIDTH) -> str:
 
 
 class ProbeFilter(admin.SimpleListFilter):
-    """Real bots' runs by default; the lab's own (selftest, canary) only on request."""
+    """Real bots' runs by default; the lab's own (selftest, canary, stand-in) only on request."""
 
     title = "runs of"
     parameter_name = "probe"
@@ -54,7 +54,7 @@ class ProbeFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [
             (self.DEFAULT, "Real bots"),
-            ("lab", "The lab's own (selftest, canary)"),
+            ("lab", "The lab's own (selftest, canary, stand-in)"),
             ("all", "All"),
         ]
 

@@ -193,6 +193,7 @@ def test_kb_full_sends_the_case_fixture_fenced(demo_org, tmp_path):
         assert system.count("<<<kb>>>") == len(matches[0])
 
 
+@override_settings(QALAB_OPENAI_CHAT_STAND_IN=True)  # the reference bot stands in, on purpose
 def test_it_runs_on_the_offline_engine(demo_org, tmp_path):
     spec = f"openai-chat:?prompt=file:{PROMPT_FILE}&kb=retrieve:3"
     code, report = qalab_run(
@@ -233,6 +234,7 @@ def test_the_command_line_refuses_a_bad_spec_before_creating_a_run(demo_org, spe
 
 
 @pytest.mark.django_db
+@override_settings(QALAB_OPENAI_CHAT_STAND_IN=True)  # the offline engine: the stand-in, on purpose
 def test_the_start_form_takes_openai_chat_with_a_prompt_from_the_prompt_folders(admin_client):
     from django.urls import reverse
 
@@ -265,7 +267,9 @@ def test_the_start_form_takes_openai_chat_with_a_prompt_from_the_prompt_folders(
 def test_a_prompt_file_changed_after_the_run_was_created_errors_its_cases(demo_org, tmp_path):
     prompt = tmp_path / "bot.md"
     prompt.write_text("You are the front desk.")
-    with override_settings(QALAB_RESPONDER_PROMPT_DIRS=(str(tmp_path),)):
+    with override_settings(
+        QALAB_RESPONDER_PROMPT_DIRS=(str(tmp_path),), QALAB_OPENAI_CHAT_STAND_IN=True
+    ):
         run = services.run_create(
             organization=demo_org,
             responder_spec=f"openai-chat:?prompt=file:{prompt}",
