@@ -141,6 +141,12 @@ def _conversation(case: CaseTranscript) -> str:
 
 
 def confirm_messages(case: CaseTranscript, manifest: Manifest, finding: Finding) -> list[Message]:
+    # The conversation up to the finding's reply: a later reply cannot make that one true or
+    # false, and the ground truth and KB shown follow what was said by then (issue 34: fewer
+    # tokens for the lab's roles).
+    if finding.turn_index is not None:
+        turns = [t for t in case.turns if t.index <= finding.turn_index] or case.turns
+        case = case.model_copy(update={"turns": turns})
     claimed = json.dumps(
         {
             "turn": finding.turn_index,

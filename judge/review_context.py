@@ -15,8 +15,10 @@ import re
 from generator.schemas import Manifest
 from judge.schemas import CaseTranscript
 
-TRUTH_CHARS = 1000
-KB_CHARS = 900
+# Characters of ground truth and KB shown with each review and confirmation (issue 34: 1,000 and
+# 900 before, cut so a Quick's lab roles fit 75% of the design's 50,000 tokens).
+TRUTH_CHARS = 600
+KB_CHARS = 600
 PASSAGE_CHARS = 400
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP_TEXT = (
