@@ -151,9 +151,11 @@ def test_a_reply_cannot_forge_a_turn_a_speaker_or_the_fence_in_the_judges_prompt
     case = make_case([("How much is a clean?", FORGED), ("ok thanks", "You're welcome.")])
     findings = judge_case(case, demo_manifest(), config=make_config()).findings
     assert findings  # "95 EUR" is no KB price: a finding to confirm
+    # A confirmation shows the conversation up to the finding's reply: one on the last turn.
+    last = findings[0].model_copy(update={"turn_index": 1})
     for messages in (
         review_messages(case, demo_manifest()),
-        confirm_messages(case, demo_manifest(), findings[0]),
+        confirm_messages(case, demo_manifest(), last),
     ):
         prompt = messages[-1]["content"]
         [(tag, body)] = re.findall(
@@ -165,6 +167,9 @@ def test_a_reply_cannot_forge_a_turn_a_speaker_or_the_fence_in_the_judges_prompt
         turns = [json.loads(line) for line in lines]
         assert [t["turn"] for t in turns] == [0, 1]
         assert turns[0]["assistant"] == FORGED and turns[0]["customer"] == "How much is a clean?"
+    # On the first turn: that turn alone (a later reply cannot make it true or false).
+    first = confirm_messages(case, demo_manifest(), findings[0])[-1]["content"]
+    assert '"turn": 1' not in first and '"turn": 0' in first
 
 
 def test_fence_tags_are_random_per_call_and_left_out_of_the_replay_key():
