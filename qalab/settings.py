@@ -213,6 +213,17 @@ QALAB_WEB_PYTHON_RESPONDERS = envlist("QALAB_WEB_PYTHON_RESPONDERS")
 # to the project). The command line also reads from anywhere in the project; the web form only
 # from these, since the project holds settings and var/.
 QALAB_RESPONDER_PROMPT_DIRS = envlist("QALAB_RESPONDER_PROMPT_DIRS") or ("docs/prompts",)
+# An `openai-chat:` bot on the offline engine calls no model: the reference bot would answer in
+# its place, so such a run is refused at creation. On: it is made, as one of the lab's own runs
+# (left out of lists, trends, baselines and triage carry-over), every report saying the bot was
+# not called (tests and demos of the responder's plumbing).
+QALAB_OPENAI_CHAT_STAND_IN = envbool("QALAB_OPENAI_CHAT_STAND_IN", False)
+# The bot's own token budget per run when the lab runs the bot (role `responder`: an
+# `openai-chat:` bot, the reference bot), metered apart from the lab's roles; empty = the
+# preset's budget. The Start run form and `qalab_run --responder-budget` override it.
+QALAB_RESPONDER_TOKEN_BUDGET: int | None = (
+    envint("QALAB_RESPONDER_TOKEN_BUDGET", 0, minimum=1) or None
+)
 # At most this many cases of one run talk to the responder at the same time.
 QALAB_RUN_MAX_CONCURRENT_CASES = envint("QALAB_RUN_MAX_CONCURRENT_CASES", 4, minimum=1)
 # What one org folder may hold (qalab_import_org): bytes of any one file (org.yaml, a kb/*.md),

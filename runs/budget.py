@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import (
+    Case,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from qalab.llm import BudgetExceeded, Role, RunEnded, Usage
@@ -14,8 +25,9 @@ from runs.models import FINAL_STATUSES, LlmCall, Run
 
 # Share of a run's budget held for the judge stage (LLM reviews, confirmations, top-action
 # phrasing) when the run's engine runs the LLM judge (not `offline`): generation and simulation
-# can never spend it, so judging is not starved by them (issue 19). The judge may spend the whole
-# budget: it runs once simulation has ended, so the held share is then its own.
+# can never spend it, so judging is not starved by them (issue 19). What the judge has spent
+# (it reviews each case as soon as its conversation ends) comes out of the share. The judge may
+# spend the whole budget: the held share is its own.
 JUDGE_SHARE = 0.3
 
 
@@ -24,39 +36,90 @@ def judge_held(*, budget: int, engine: str) -> int:
     return 0 if engine == "offline" else int(budget * JUDGE_SHARE)
 
 
+def responder_metered_apart(run: Run) -> bool:
+    """Whether the run meters the bot's own tokens (role `responder`) against their own budget;
+    a run made before that (budget 0) has them in the lab's counters."""
+    return run.responder_token_budget > 0
+
+
+def _counters(role: str, apart: bool) -> tuple[str, str]:
+    """The run's (used, reserved) columns a call of `role` is charged to."""
+    if role == "responder" and apart:
+        return "responder_tokens_used", "responder_tokens_reserved"
+    return "tokens_used", "tokens_reserved"
+
+
+def _still_held(held: int) -> Value | Greatest:
+    """What is left of the judge's held share once the judge's own calls so far (settled, and
+    open reservations) are taken from it: the judge reviews each case as its conversation ends,
+    while other cases still talk, and that spending comes out of its share, not on top of it."""
+    if not held:
+        return Value(0)
+    spent = (
+        LlmCall.objects.filter(run_id=OuterRef("id"), role="judge")
+        .values("run_id")
+        .annotate(total=Sum(Case(When(status="reserved", then=F("reserved")), default=F("actual"))))
+        .values("total")
+    )
+    zero = Value(0, output_field=IntegerField())
+    return Greatest(zero, Value(held) - Coalesce(Subquery(spent), zero))
+
+
 class DbLedger:
     """Meters one run's LLM work; `used` never exceeds the run's budget.
 
     A reservation is `prompt estimate + max_tokens`; it succeeds only if
     `used + reserved + n <= budget` holds at the moment of the UPDATE, so concurrent workers
     can never overspend. A denied reservation flags the run `budget_exhausted`.
+
+    Two budgets: the lab's roles (generator, simulator, judge) spend `token_budget`; the bot's
+    own calls (role `responder`, when the lab runs the bot) spend `responder_token_budget`,
+    with their own used/reserved counters and the same rule. The judge's held share is of the
+    lab's budget only. Either running out flags the run `budget_exhausted`, which stops both.
     """
 
     def __init__(self, *, run_id: int) -> None:
         self.run_id = run_id
         self._held: int | None = None
+        self._apart: bool | None = None
+
+    def _read(self) -> None:
+        # The run's budgets and engine never change.
+        budget, engine, responder_budget = Run.objects.values_list(
+            "token_budget", "engine", "responder_token_budget"
+        ).get(id=self.run_id)
+        self._held = judge_held(budget=budget, engine=engine)
+        self._apart = responder_budget > 0
 
     def held(self) -> int:
-        """Tokens held for the judge stage (the run's budget and engine never change)."""
+        """Tokens of the lab's budget held for the judge stage."""
         if self._held is None:
-            budget, engine = Run.objects.values_list("token_budget", "engine").get(id=self.run_id)
-            self._held = judge_held(budget=budget, engine=engine)
+            self._read()
+        assert self._held is not None
         return self._held
+
+    def apart(self) -> bool:
+        """Whether the bot's tokens go to the run's responder budget (not the lab's)."""
+        if self._apart is None:
+            self._read()
+        return bool(self._apart)
 
     def reserve(self, *, role: Role, purpose: str, tokens: int, attempt: int = 1) -> int:
         # Other roles leave the judge's share alone; the judge is not stopped by a denial that
         # came from the other stages' (smaller) allotment, only by its own.
         judge = role == "judge"
-        held = 0 if judge else self.held()
-        runs = Run.objects.filter(
-            id=self.run_id,
-            token_budget__gte=F("tokens_used") + F("tokens_reserved") + tokens + held,
-            locked_at__isnull=True,
-        )
+        bot = role == "responder" and self.apart()
+        used, reserved = _counters(role, self.apart())
+        if bot:  # the bot's own budget: no judge's share in it
+            fits = Q(responder_token_budget__gte=F(used) + F(reserved) + tokens)
+        else:
+            held = 0 if judge else self.held()
+            fits = Q(token_budget__gte=F(used) + F(reserved) + tokens + _still_held(held))
+        runs = Run.objects.filter(fits, id=self.run_id, locked_at__isnull=True)
         if not judge:
             runs = runs.filter(budget_exhausted=False)
         granted = runs.exclude(status__in=FINAL_STATUSES).update(
-            tokens_reserved=F("tokens_reserved") + tokens, heartbeat_at=timezone.now()
+            **{reserved: F(reserved) + tokens}, heartbeat_at=timezone.now()
         )
         if granted != 1:
             status = Run.objects.values_list("status", flat=True).get(id=self.run_id)
@@ -75,6 +138,11 @@ class DbLedger:
                 actual=0,
                 status="denied",
             )
+            if bot:
+                raise BudgetExceeded(
+                    f"the bot's token budget exhausted before {role} call {purpose!r} "
+                    f"({tokens} tokens)"
+                )
             share = f", {held} held for the judge" if held else ""
             raise BudgetExceeded(
                 f"token budget exhausted before {role} call {purpose!r} ({tokens} tokens{share})"
@@ -119,9 +187,9 @@ class DbLedger:
                     "detail",
                 ]
             )
+            used, reserved = _counters(call.role, self.apart())
             Run.objects.filter(id=self.run_id).update(
-                tokens_reserved=F("tokens_reserved") - call.reserved,
-                tokens_used=F("tokens_used") + actual,
+                **{reserved: F(reserved) - call.reserved, used: F(used) + actual}
             )
 
     def record(
@@ -153,9 +221,10 @@ def _settle_orphan(call_id: int, run_id: int, detail: str) -> bool:
         LlmCall.objects.filter(id=call_id).update(
             status="orphaned", actual=call.reserved, estimated=True, detail=detail
         )
+        apart = Run.objects.values_list("responder_token_budget", flat=True).get(id=run_id) > 0
+        used, reserved = _counters(call.role, apart)
         Run.objects.filter(id=run_id).update(
-            tokens_reserved=F("tokens_reserved") - call.reserved,
-            tokens_used=F("tokens_used") + call.reserved,
+            **{reserved: F(reserved) - call.reserved, used: F(used) + call.reserved}
         )
         return True
 

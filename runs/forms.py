@@ -35,6 +35,16 @@ class StartRunForm(forms.Form):
         "bot). A model with your system prompt and KB: "
         "openai-chat:MODEL?prompt=file:docs/prompts/NAME.md&kb=retrieve:4 (README: Responders).",
     )
+    responder_budget = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=2**31 - 1,
+        label="Bot token budget",
+        help_text="Tokens the bot itself may spend when the lab runs it (openai-chat:, the "
+        "reference bot), metered apart from the preset's budget, which covers the lab's roles "
+        "(generator, simulator, judge). Empty: QALAB_RESPONDER_TOKEN_BUDGET, else the preset's "
+        "budget.",
+    )
 
     same_test_set_as = forms.IntegerField(
         required=False,

@@ -38,26 +38,37 @@ class Verdict(models.TextChoices):
     BUDGET_STOPPED = "BUDGET_STOPPED"
 
 
-# The lab's own runs: `qalab_selftest` runs, and runs against a canary responder (a bot with
-# planted faults). They are not a real bot's results: lists, trends and baselines leave them out.
+# The lab's own runs: `qalab_selftest` runs, runs against a canary responder (a bot with
+# planted faults), and stand-in runs (an `openai-chat:` bot on the offline engine, which the
+# reference bot stood in for: QALAB_OPENAI_CHAT_STAND_IN). They are not a real bot's results:
+# lists, trends, baselines and triage carry-over leave them out.
 CANARY_PREFIX = "canary:"
 PURPOSE_SELFTEST = "selftest"
+PURPOSE_STAND_IN = "stand-in"
+LAB_PURPOSES = (PURPOSE_SELFTEST, PURPOSE_STAND_IN)
+# What every format says of a stand-in run (JSON `bot_not_called`, Markdown, page, JUnit, CLI).
+BOT_NOT_CALLED = (
+    "The bot was not called: with QALAB_LLM_ENGINE=offline the lab's reference bot stood in "
+    "for the openai-chat: model (QALAB_OPENAI_CHAT_STAND_IN). This run tests the lab, not the "
+    "bot; it is not a real bot's result."
+)
 
 
 class RunQuerySet(models.QuerySet["Run"]):
     def of_real_bots(self) -> RunQuerySet:
-        """Runs against a real responder: no selftest, no canary runs. A run recorded before
-        runs had a purpose (no `source.purpose` key) is a real bot's: `exclude()` alone would
-        drop it, as SQL's NOT(NULL = 'selftest') is not true."""
+        """Runs against a real responder: no selftest, canary or stand-in runs. A run recorded
+        before runs had a purpose (no `source.purpose` key) is a real bot's: `exclude()` alone
+        would drop it, as SQL's NOT(NULL IN (...)) is not true."""
         return self.exclude(responder_spec__startswith=CANARY_PREFIX).filter(
-            models.Q(source__purpose__isnull=True) | ~models.Q(source__purpose=PURPOSE_SELFTEST)
+            models.Q(source__purpose__isnull=True) | ~models.Q(source__purpose__in=LAB_PURPOSES)
         )
 
     def of_the_lab(self) -> RunQuerySet:
-        """The lab's own runs (the complement of `of_real_bots`): selftest and canary runs."""
+        """The lab's own runs (the complement of `of_real_bots`): selftest, canary and stand-in
+        runs."""
         return self.filter(
             models.Q(responder_spec__startswith=CANARY_PREFIX)
-            | models.Q(source__purpose=PURPOSE_SELFTEST)
+            | models.Q(source__purpose__in=LAB_PURPOSES)
         )
 
 
@@ -76,6 +87,12 @@ class Run(models.Model):
     token_budget = models.PositiveIntegerField()
     tokens_used = models.PositiveIntegerField(default=0)
     tokens_reserved = models.PositiveIntegerField(default=0)
+    # The bot's own tokens when the lab runs it (role `responder`: an `openai-chat:` bot, the
+    # reference bot), metered apart from the lab's roles against their own budget (issue 34).
+    # 0 on runs made before: their bot's tokens are in `tokens_used`.
+    responder_token_budget = models.PositiveIntegerField(default=0)
+    responder_tokens_used = models.PositiveIntegerField(default=0)
+    responder_tokens_reserved = models.PositiveIntegerField(default=0)
     budget_exhausted = models.BooleanField(default=False)
     # PROTECT: a locked run cannot be changed, so its creator cannot be deleted (deactivate them).
     created_by = models.ForeignKey(
@@ -116,10 +133,21 @@ class Run(models.Model):
 
     @property
     def probe(self) -> str:
-        """'selftest' or 'canary' for the lab's own runs, '' for a real bot's."""
-        if self.source.get("purpose") == PURPOSE_SELFTEST:
-            return PURPOSE_SELFTEST
+        """'selftest', 'stand-in' or 'canary' for the lab's own runs, '' for a real bot's."""
+        if (purpose := self.source.get("purpose")) in LAB_PURPOSES:
+            return str(purpose)
         return "canary" if self.responder_spec.startswith(CANARY_PREFIX) else ""
+
+    @property
+    def bot_called(self) -> bool:
+        """False for a stand-in run: the lab's reference bot answered in place of the
+        `openai-chat:` bot, which was never called."""
+        return self.source.get("purpose") != PURPOSE_STAND_IN
+
+    @property
+    def bot_not_called(self) -> str:
+        """Why the bot was not called, in the words every format uses ("": it was)."""
+        return "" if self.bot_called else BOT_NOT_CALLED
 
     @property
     def as_of(self) -> date:

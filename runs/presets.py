@@ -12,6 +12,8 @@ class Preset:
     label: str
     scenarios: int
     max_turns: int
+    # The lab's roles (generator, simulator, judge). The bot's own calls, when the lab runs the
+    # bot, have their own budget: by default this same figure (runs.services.create).
     token_budget: int
     mix: tuple[int, int, int]  # percent clean / semi-noisy / messy fixtures
     strictness: float
@@ -39,7 +41,7 @@ PRESETS: dict[str, Preset] = {
         label="Quick",
         scenarios=12,
         max_turns=4,
-        token_budget=80_000,
+        token_budget=50_000,
         mix=(20, 50, 30),
         strictness=0.5,
         min_score_to_pass=0.6,
@@ -49,7 +51,7 @@ PRESETS: dict[str, Preset] = {
         label="Regression",
         scenarios=24,
         max_turns=5,
-        token_budget=160_000,
+        token_budget=100_000,
         mix=(10, 40, 50),
         strictness=0.7,
         min_score_to_pass=0.6,

@@ -106,6 +106,9 @@ def run_get_progress(*, run: Run) -> dict[str, Any]:
             "used": run.tokens_used,
             "budget": run.token_budget,
             "pct": min(100, round(100 * run.tokens_used / max(1, run.token_budget))),
+            # The bot's own calls when the lab runs it, against their own budget.
+            "bot_used": run.responder_tokens_used,
+            "bot_budget": run.responder_token_budget,
         },
     }
 

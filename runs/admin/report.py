@@ -19,7 +19,19 @@ from runs.models import TriageState
 from runs.report.build import report_build
 from runs.report.markdown import judge_limit_notes, report_to_markdown
 from runs.report.page import actions_with_groups, finding_groups
+from runs.report.schema import Tokens
 from runs.selectors import run_get_progress
+
+
+def token_roles(tokens: Tokens) -> list[tuple[str, int, int]]:
+    """(role, tokens, % of its budget) per role: the bot's own calls (role responder) against
+    the bot's budget when the run meters them apart, the lab's roles against the lab's."""
+    rows = []
+    for role, used in tokens.by_role.items():
+        apart = role == "responder" and tokens.responder_budget > 0
+        budget = tokens.responder_budget if apart else tokens.budget
+        rows.append((role, used, min(100, round(100 * used / max(1, budget)))))
+    return rows
 
 
 class ReportPages(RunPagesBase):
@@ -62,10 +74,7 @@ class ReportPages(RunPagesBase):
                 for sev, of_sev in by_severity
             ],
             actions=actions_with_groups(report.top_actions, groups),
-            token_roles=[
-                (role, used, min(100, round(100 * used / max(1, report.tokens.budget))))
-                for role, used in report.tokens.by_role.items()
-            ],
+            token_roles=token_roles(report.tokens),
             snapshot=snapshot_rows(run),
             delta=report.delta,
             judge_limit_notes=judge_limit_notes(report),

@@ -53,6 +53,7 @@ class StartPages(RunPagesBase):
                             organization=form.cleaned_data["organization"],
                             preset=form.cleaned_data["preset"],
                             responder_spec=form.cleaned_data["responder"] or None,
+                            responder_budget=form.cleaned_data["responder_budget"],
                             reuse_artifacts=reuse_id,
                             as_of=form.cleaned_data["as_of"],
                             created_by=request.user,

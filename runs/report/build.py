@@ -51,10 +51,11 @@ def run_tokens(run: Run) -> Tokens:
     rows = (
         LlmCall.objects.filter(run=run).values("role").annotate(total=Sum("actual"), n=Count("id"))
     )
-    calls = 0
+    calls = bot_rows = 0
     for row in rows:
         by_role[row["role"]] = row["total"] or 0
         calls += row["n"]
+        bot_rows += row["n"] if row["role"] == "responder" else 0
     # A request reserves tokens first; rows that note an invalid reply or a fallback do not.
     requests = LlmCall.objects.filter(run=run, reserved__gt=0).count()
     estimated = LlmCall.objects.filter(run=run, estimated=True, actual__gt=0).exists()
@@ -69,6 +70,10 @@ def run_tokens(run: Run) -> Tokens:
         used=run.tokens_used,
         reserved=run.tokens_reserved,
         by_role=by_role,
+        responder_budget=run.responder_token_budget,
+        responder_used=run.responder_tokens_used,
+        responder_reserved=run.responder_tokens_reserved,
+        responder_metered=bot_rows > 0,
         calls=calls,
         requests=requests,
         retries=statuses["retry"],
@@ -292,6 +297,8 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
         engine=run.engine,
         models=run.models_used,
         responder=run.responder_spec,
+        bot_called=run.bot_called,
+        bot_not_called=run.bot_not_called or None,
         settings_hash=run.settings_hash,
         seed=run.seed,
         as_of=run.as_of.isoformat(),

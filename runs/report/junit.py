@@ -197,6 +197,7 @@ def _properties(report: RunReport) -> dict[str, object]:
         "verdict": report.verdict or "none",
         "verdict_reason": report.verdict_reason,
         "responder": report.responder,
+        "bot_called": str(report.bot_called).lower(),
         "engine": report.engine,
         "seed": report.seed,
         "as_of": report.as_of,
@@ -216,6 +217,9 @@ def _properties(report: RunReport) -> dict[str, object]:
         "findings_unsupported": s.unsupported_findings,
         "tokens_used": t.used,
         "tokens_budget": t.budget,
+        # The bot's own calls when the lab ran it, metered against their own budget.
+        "responder_tokens_used": t.responder_used,
+        "responder_tokens_budget": t.responder_budget,
     }
     return props
 
@@ -286,6 +290,8 @@ def report_to_junit(
     verdict = report.verdict or f"no verdict ({report.status})"
     reason = f" — {report.verdict_reason}" if report.verdict_reason else ""
     out = [f"Run {report.run_id}: {verdict}{reason}"]
+    if report.bot_not_called:
+        out.append(report.bot_not_called)
     if grouped:
         out.append(_issues_text(grouped))
     for _classname, name, _seconds, outcome in rows:

@@ -6,7 +6,7 @@ escaped as in the Markdown report."""
 from __future__ import annotations
 
 from runs.report.groups import report_groups
-from runs.report.markdown import _md_escape, _pct
+from runs.report.markdown import _md_escape, _pct, tokens_summary
 from runs.report.schema import RunReport
 from runs.report.words import delta_summary
 
@@ -36,6 +36,9 @@ def report_to_step_summary(report: RunReport) -> str:
         add(f"**No verdict: in progress** ({p.stage}, {p.cases_done}/{p.cases_total} cases)")
     else:  # errored or cancelled
         add(f"**No verdict** (status `{report.status}`)")
+    if report.bot_not_called:
+        add("")
+        add(f"> **{_md_escape(report.bot_not_called)}**")
     if report.error:
         add("")
         add(f"> Run error: {_md_escape(_short(report.error, 300))}")
@@ -44,8 +47,8 @@ def report_to_step_summary(report: RunReport) -> str:
         f"Responder `{_md_escape(report.responder)}` · engine `{report.engine}` · seed "
         f"{report.seed} · cases {s.cases}: completed {s.completed}, passed {s.passed}, errored "
         f"{s.errored}, skipped (budget) {s.skipped_budget} · findings {f.critical} critical, "
-        f"{f.major} major, {f.minor} minor · overall {_pct(report.scores.overall)} · tokens "
-        f"{report.tokens.used:,}/{report.tokens.budget:,}"
+        f"{f.major} major, {f.minor} minor · overall {_pct(report.scores.overall)} · "
+        f"{tokens_summary(report.tokens)}"
     )
     grouped = report_groups(report)  # one entry per issue, as the report lists them
     if grouped:

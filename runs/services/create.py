@@ -19,6 +19,7 @@ from qalab.models import Organization
 from qalab.orgs import org_context_hash, organization_get_context, sha256_text
 from runs.dispatch import Dispatcher
 from runs.models import (
+    PURPOSE_STAND_IN,
     Run,
     RunStartToken,
 )
@@ -30,6 +31,7 @@ from runs.services.common import (
 )
 from runs.simulator.adapters import get_responder
 from runs.simulator.outbound import responder_refusal
+from runs.stand_in import stand_in_needed, stand_in_refusal
 
 # What a run can hold: the columns' ranges, and sizes far beyond any useful run.
 MAX_SCENARIOS = 1_000
@@ -46,6 +48,7 @@ def run_create(
     scenarios: int | None = None,
     max_turns: int | None = None,
     budget: int | None = None,
+    responder_budget: int | None = None,
     seed: int | None = None,
     reuse_artifacts: int | None = None,
     as_of: date | None = None,
@@ -57,17 +60,28 @@ def run_create(
     `as_of` is the run's reference date: the day its scenarios' dates ("next Tuesday", "the
     14th") count from (default: today, UTC). A reused test set keeps its run's date.
     `purpose` is "check" for a real bot's run, "selftest" for the lab's own (`Run.probe`).
-    Raises ValueError for an unknown preset or responder spec. Does not dispatch.
+    `budget` is the lab's roles' (generator, simulator, judge); `responder_budget` the bot's
+    own calls' when the lab runs the bot (default: QALAB_RESPONDER_TOKEN_BUDGET, else the
+    preset's budget).
+    Raises ValueError for an unknown preset or responder spec, and for an `openai-chat:` bot on
+    the offline engine unless QALAB_OPENAI_CHAT_STAND_IN asks for the reference bot to stand in
+    (such a run's purpose is then "stand-in": one of the lab's own). Does not dispatch.
     """
     chosen = preset_get(preset).with_overrides(
         scenarios=scenarios, max_turns=max_turns, token_budget=budget
     )
+    bot_budget = (
+        responder_budget or settings.QALAB_RESPONDER_TOKEN_BUDGET or preset_get(preset).token_budget
+    )
     if chosen.scenarios < 1 or chosen.max_turns < 1 or chosen.token_budget < 1:
         raise ValueError("scenarios, max turns and budget must be positive")
+    if responder_budget is not None and responder_budget < 1:
+        raise ValueError("the bot's budget must be positive")
     for name, value, limit in (
         ("scenarios", chosen.scenarios, MAX_SCENARIOS),
         ("max turns", chosen.max_turns, MAX_TURNS),
         ("budget", chosen.token_budget, MAX_BUDGET),
+        ("the bot's budget", bot_budget, MAX_BUDGET),
     ):
         if value > limit:
             raise ValueError(f"{name} {value:,} is over the limit of {limit:,}")
@@ -80,6 +94,10 @@ def run_create(
     if refusal := responder_refusal(spec):  # where an http(s) bot may point (checked again later)
         raise ValueError(refusal)
     engine = settings.QALAB_LLM_ENGINE
+    if refusal := stand_in_refusal(spec, engine):  # never a verdict on a bot not called
+        raise ValueError(refusal)
+    if stand_in_needed(spec, engine):  # asked for: one of the lab's own runs (Run.probe)
+        purpose = PURPOSE_STAND_IN
     models_used = {
         "generator": settings.QALAB_GENERATOR_MODEL,
         "simulator": settings.QALAB_SIMULATOR_MODEL,
@@ -117,6 +135,7 @@ def run_create(
     context = organization_get_context(organization=organization)
     config = {
         **chosen.as_config(),
+        "responder_token_budget": bot_budget,
         "responder": spec,
         "engine": engine,
         "models": models_used,
@@ -136,7 +155,7 @@ def run_create(
         config["responder_http"] = http
     source = {
         "organization": {"slug": organization.slug, "name": organization.name},
-        "purpose": purpose,  # "selftest" for the lab's own runs (Run.probe)
+        "purpose": purpose,  # "selftest" or "stand-in" for the lab's own runs (Run.probe)
         "org_context_sha256": org_context_hash(context),
         "kb_documents": {d.slug: sha256_text(d.text) for d in context.kb},
         # An openai-chat: responder's prompt file too, so the delta names a changed prompt.
@@ -159,6 +178,7 @@ def run_create(
         settings_hash=settings_hash(config),
         source=source,
         token_budget=chosen.token_budget,
+        responder_token_budget=bot_budget,
         created_by=created_by if getattr(created_by, "pk", None) else None,
     )
 

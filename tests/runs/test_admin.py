@@ -46,7 +46,7 @@ def test_it_starts_a_run_from_the_form(admin_client, demo_org, django_capture_on
     assert response.status_code == 302
     assert response["Location"] == reverse("admin:runs_run_report", args=[run.pk])
     assert run.preset == "regression" and run.status == "queued"
-    assert run.config["scenarios"] == 24 and run.token_budget == 160_000
+    assert run.config["scenarios"] == 24 and run.token_budget == 100_000
     assert len(callbacks) == 1  # the generate task is sent once the transaction commits
 
 

@@ -106,7 +106,8 @@ def test_it_runs_a_quick_run_on_the_test_server_with_tokens_under_responder_and_
     print(f"openai-chat run tokens by role: {first['tokens']['by_role']}")
     assert responder > 0
     assert responder == _responder_tokens(first["run_id"]) == billed
-    assert first["tokens"]["used"] == server.usage_total  # the whole run, as billed
+    # The whole run, as billed: the lab's roles and the bot, metered apart (issue 34).
+    assert first["tokens"]["used"] + first["tokens"]["responder_used"] == server.usage_total
     # What the bot got: its model, no response format, the team's prompt, <= 2 KB passages.
     prompt = (Path(__file__).resolve().parents[2] / PROMPT_FILE).read_text().strip()
     bot_requests = _bot_requests(server)

@@ -23,7 +23,12 @@ from runs.models import Run, RunStatus, Verdict
 from runs.presets import PRESETS
 from runs.report.build import report_build
 from runs.report.junit import report_to_junit
-from runs.report.markdown import fallback_summary, judge_limits_summary, report_to_markdown
+from runs.report.markdown import (
+    fallback_summary,
+    judge_limits_summary,
+    report_to_markdown,
+    tokens_summary,
+)
 from runs.report.schema import RunReport
 from runs.report.step_summary import report_to_step_summary
 from runs.report.words import delta_summary
@@ -183,7 +188,17 @@ class Command(BaseCommand):
             "--scenarios", type=_positive, help="override the preset's scenario count"
         )
         parser.add_argument("--max-turns", type=_positive, help="override the preset's turn cap")
-        parser.add_argument("--budget", type=_positive, help="override the token budget")
+        parser.add_argument(
+            "--budget",
+            type=_positive,
+            help="override the token budget of the lab's roles (generator, simulator, judge)",
+        )
+        parser.add_argument(
+            "--responder-budget",
+            type=_positive,
+            help="the bot's own token budget when the lab runs the bot (openai-chat:, reference; "
+            "default: QALAB_RESPONDER_TOKEN_BUDGET, else the preset's budget)",
+        )
         parser.add_argument("--seed", type=int, help="generation seed (default: random, recorded)")
         parser.add_argument(
             "--as-of",
@@ -250,6 +265,7 @@ class Command(BaseCommand):
                 scenarios=opts["scenarios"],
                 max_turns=opts["max_turns"],
                 budget=opts["budget"],
+                responder_budget=opts["responder_budget"],
                 seed=opts["seed"],
                 reuse_artifacts=opts["reuse_artifacts"],
                 as_of=opts["as_of"],
@@ -258,7 +274,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc), returncode=EXIT_USAGE) from exc
         self.stderr.write(
             f"Run {run.id}: {org.slug} · {run.preset} · {run.config['scenarios']} scenarios · "
-            f"budget {run.token_budget:,} tokens · engine {run.engine} · responder {run.responder_spec}"
+            f"budget {run.token_budget:,} tokens (bot {run.responder_token_budget:,}) · "
+            f"engine {run.engine} · responder {run.responder_spec}"
         )
 
         if opts["inline"]:
@@ -323,6 +340,7 @@ class Command(BaseCommand):
                 done = run.cases.exclude(status__in=("queued", "running")).count()
                 state = (
                     f"{run.status} · cases {done}/{run.cases.count()} · tokens {run.tokens_used:,}"
+                    + (f" · bot {bot:,}" if (bot := run.responder_tokens_used) else "")
                 )
                 now = time.monotonic()
                 if state != last or now - said >= HEARTBEAT_SECONDS:  # never silent for long
@@ -339,10 +357,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Run {report.run_id}: {report.verdict or report.status} — "
             f"{report.verdict_reason or report.error or ''}\n"
-            f"  cases {s.completed}/{s.cases} completed, {s.passed} passed · findings "
+            + (f"  {report.bot_not_called}\n" if report.bot_not_called else "")
+            + f"  cases {s.completed}/{s.cases} completed, {s.passed} passed · findings "
             f"{s.findings.critical} critical, {s.findings.major} major, "
-            f"{s.findings.minor} minor · overall {overall} · tokens {t.used:,}/{t.budget:,}"
-            + (" (estimated)" if t.estimated else "")
+            f"{s.findings.minor} minor · overall {overall} · {tokens_summary(t)}"
             + f"\n  delta: {delta_summary(report)}"
             + (f"\n  fallbacks: {fallback}" if (fallback := fallback_summary(report)) else "")
             + (f"\n  judge limits: {lim}" if (lim := judge_limits_summary(report)) else "")
