@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from judge.significance import Outcome, paired_change
-from runs.models import CaseStatus, Run, RunFinding, RunStatus
+from runs.models import CaseStatus, Run, RunCase, RunFinding, RunStatus
 from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
 from runs.report.schema import (
     ChangedInputs,
@@ -109,12 +109,15 @@ def settings_changed(now: dict[str, object], then: dict[str, object]) -> list[st
     return [k for k in _changed_keys(now, then) if k not in NOT_SETTINGS]
 
 
-def _outcomes(run: Run) -> dict[str, Outcome]:
-    """Each judged case's overall score and pass/fail, by scenario."""
-    rows = run.cases.filter(status=CaseStatus.DONE).values_list(
-        "scenario_key", "score_overall", "passed"
+def _outcomes(*runs: Run) -> list[dict[str, Outcome]]:
+    """Each run's judged cases' overall score and pass/fail, by scenario (one query)."""
+    rows = RunCase.objects.filter(run__in=runs, status=CaseStatus.DONE).values_list(
+        "run_id", "scenario_key", "score_overall", "passed"
     )
-    return {key: Outcome(score=score, passed=passed) for key, score, passed in rows}
+    by_run: dict[int, dict[str, Outcome]] = {run.id: {} for run in runs}
+    for run_id, key, score, passed in rows:
+        by_run[run_id][key] = Outcome(score=score, passed=passed)
+    return [by_run[run.id] for run in runs]
 
 
 def significance(*, run: Run, base: Run, same_test_set: bool) -> Significance:
@@ -134,7 +137,7 @@ def significance(*, run: Run, base: Run, same_test_set: bool) -> Significance:
             to_fail=[],
             to_pass=[],
         )
-    result = paired_change(_outcomes(base), _outcomes(run))
+    result = paired_change(*_outcomes(base, run))
     low_high = [round(v, 4) for v in result.interval] if result.interval else None
     return Significance(
         paired=True,

@@ -42,7 +42,11 @@ def test_generation_items_and_case_reviews_run_side_by_side() -> None:
         FakeOpenAI(seed=13, brain=brain, latency=0.2) as server,
         openai_settings(server, QALAB_LLM_CONCURRENCY=6, QALAB_LLM_MAX_FALLBACK_SHARE=0.2),
     ):
-        run = services.run_create(organization=org, preset="quick", seed=13, as_of=AS_OF)
+        # Every review is made twice here (by its case, then again by the judge stage after the
+        # test deletes them): twice the judge's spend of a Quick run's 50,000.
+        run = services.run_create(
+            organization=org, preset="quick", seed=13, as_of=AS_OF, budget=100_000
+        )
         dispatcher = InlineDispatcher()
         _play_until_judging(run, dispatcher)
         # 14 generation tasks, 0.2 s each: up to 6 at once, never more.
@@ -65,7 +69,7 @@ def test_generation_items_and_case_reviews_run_side_by_side() -> None:
     assert report.tokens.fallbacks == 0 and report.tokens.denied == 0
     # Every task is metered once and settled: nothing left reserved by a thread.
     assert not LlmCall.objects.filter(run=run, status="reserved").exists()
-    assert run.tokens_used == server.usage_total
+    assert run.tokens_used + run.responder_tokens_used == server.usage_total  # lab + bot
 
 
 class _Named:

@@ -179,15 +179,16 @@ def test_a_worker_killed_while_the_bots_model_answers_leaves_nothing_reserved(tm
 
     run.refresh_from_db()
     assert run.status in (RunStatus.DONE, RunStatus.BUDGET_STOPPED), run.error
-    assert run.tokens_reserved == 0
+    assert run.tokens_reserved == 0 and run.responder_tokens_reserved == 0
     ledger = LlmCall.objects.filter(run=run).aggregate(n=Sum("actual"))["n"]
-    assert run.tokens_used == ledger
+    assert run.tokens_used + run.responder_tokens_used == ledger  # the lab's and the bot's
     assert not LlmCall.objects.filter(run=run, status="reserved").exists()
     [orphan] = LlmCall.objects.filter(run=run, status="orphaned")
     assert orphan.role == "responder" and orphan.actual == orphan.reserved > 0
     exported = report_build(run=run).to_json()
-    assert exported["tokens"]["reserved"] == 0 and exported["tokens"]["orphaned"] == 1
-    assert exported["tokens"]["used"] == ledger
+    tokens = exported["tokens"]
+    assert tokens["reserved"] == 0 == tokens["responder_reserved"] and tokens["orphaned"] == 1
+    assert tokens["used"] + tokens["responder_used"] == ledger
 
 
 # --------------------------------------------------------------------------- secrets
