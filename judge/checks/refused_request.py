@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import re
+
 from generator.schemas import Manifest
 from judge.checks.base import Check
-from judge.dialogue_acts import questions
-from judge.kb_answers import KbAnswer, gives_answer, kb_answer, kb_index
-from judge.refusal import THRESHOLD, refusal_score
+from judge.dialogue_acts import meet, questions
+from judge.kb_answers import KbAnswer, content_words, gives_answer, kb_answer, kb_index
+from judge.refusal import THRESHOLD, clauses, negative, refusal_score
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import split_sentences
 
 _QUOTE = 120
+# A KB line about the bot itself ("The assistant never diagnoses ..."): an instruction to it.
+_ABOUT_THE_BOT = re.compile(
+    r"\b(?:the|our|this) (?:assistant|chat ?bot|bot|ai|virtual agent)\b", re.IGNORECASE
+)
+
+
+def _forbids_the_bot(answer: KbAnswer) -> bool:
+    """The passage forbids the bot what was asked ("The assistant never diagnoses, prescribes or
+    gives medical advice" for "what is your policy on diagnosis?"): a clause about the bot that
+    says no and names the question's subject. A bot declining it follows its KB; it does not
+    refuse a request the KB covers. (The same passage's other clause, "patients in pain are
+    offered an emergency appointment", still answers a request for an appointment.)"""
+    if not _ABOUT_THE_BOT.search(answer.quote):
+        return False
+    return any(
+        negative(clause) and meet(answer.question.topic, content_words(clause))
+        for clause in clauses(answer.quote)
+    )
 
 
 class RefusedRequest(Check):
@@ -21,7 +41,8 @@ class RefusedRequest(Check):
     booking) and the reply gives none of that answer (`gives_answer`) yields one critical
     finding per reply, about the first such question. Refusing what the KB does not cover (a
     medicine, another business's service, a discount) is no finding, nor is an honest "I don't
-    know, please call" to a question the KB does not answer. The subject is the reply's most
+    know, please call" to a question the KB does not answer, nor declining what the KB forbids
+    the bot ("The assistant never diagnoses ...": an instruction it follows). The subject is the reply's most
     refusing sentence, so the same refusal repeated over turns is one finding; the evidence
     quotes the question, that sentence and the passage (or manifest entry) that answers it."""
 
@@ -41,7 +62,9 @@ class RefusedRequest(Check):
             index = kb_index(kb, manifest.currency)
             for question in asked:
                 answer = kb_answer(question, index, manifest)
-                if answer is not None and not gives_answer(turn.reply, answer, manifest.currency):
+                if answer is None or _forbids_the_bot(answer):
+                    continue
+                if not gives_answer(turn.reply, answer, manifest.currency):
                     findings.append(self._finding(case, turn.index, turn.reply, answer, score))
                     break
         return findings

@@ -301,3 +301,20 @@ def test_an_empty_kb_and_an_empty_manifest_answer_nothing() -> None:
     assert RefusedRequest().run(case, empty, CONFIG) == []
     # The manifest alone (no KB text) still knows the services' prices.
     assert RefusedRequest().run(case, bike_manifest(intake=False), CONFIG)
+
+
+def test_declining_what_the_kb_forbids_the_bot_is_no_refusal() -> None:
+    """The demo's fixture at seed 2091962710: the only KB text on diagnosis is an instruction to
+    the bot, which the reference bot will not quote; saying it cannot find that is no critical
+    refusal of a request the KB covers."""
+    kb = (
+        "# Notes for the assistant\n"
+        "The assistant never diagnoses, prescribes or gives medical advice.\n"
+        "Consultation: 45 GBP, 20 minutes.\n"
+    )
+    asked = "Before I book: what is your policy on diagnosis?"
+    reply = "I'm sorry, I can't find anything about that in our information."
+    assert refused((asked, reply), kb=kb) == []
+    # What the same KB does answer for customers is still held to it.
+    [finding] = refused(("how much is a consultation?", reply), kb=kb)
+    assert finding.severity == "critical"
