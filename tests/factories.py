@@ -31,3 +31,21 @@ def make_staff_user(
             Permission.objects.get(content_type__app_label=app_label, codename=codename)
         )
     return user
+
+
+def bare_run(organization: Organization, **fields: Any) -> Any:
+    """A run row with nothing generated or played (a reference Quick of seed 1, budget 1), for
+    tests of pages, lists and the delta; `fields` override any column."""
+    from runs.models import Run
+
+    values: dict[str, Any] = {
+        "organization": organization,
+        "preset": "quick",
+        "responder_spec": "reference",
+        "engine": "offline",
+        "seed": 1,
+        "settings_hash": "x",
+        "token_budget": 1,
+        **fields,
+    }
+    return Run.objects.create(**values)

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from runs.models import Run
+from tests.factories import bare_run
 from tests.runs.helpers import start_run
 
 pytestmark = pytest.mark.django_db
@@ -33,19 +34,7 @@ def test_deleting_the_creator_of_a_locked_run_is_refused_with_a_page(
     creator = django_user_model.objects.create_user("carol", password="x", is_staff=True)
     run = start_run(demo_org, scenarios=1)
     assert run.locked_at is not None
-    fresh = Run.objects.create(
-        organization=demo_org,
-        preset="quick",
-        responder_spec="reference",
-        engine="offline",
-        models_used={},
-        seed=1,
-        config={},
-        settings_hash="x",
-        source={},
-        token_budget=1,
-        created_by=creator,
-    )
+    fresh = bare_run(demo_org, created_by=creator)
     Run.objects.filter(pk=fresh.pk).update(status="done", locked_at=run.locked_at)
 
     url = reverse("admin:auth_user_delete", args=[creator.pk])

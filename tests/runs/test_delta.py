@@ -19,6 +19,7 @@ from runs.models import Run, RunStatus
 from runs.report import report_to_markdown
 from runs.report.build import report_build
 from runs.report.delta import delta_build, run_get_previous
+from tests.factories import bare_run
 from tests.runs.helpers import delta_json, report_json, start_run
 
 pytestmark = pytest.mark.django_db
@@ -39,15 +40,10 @@ def _finished(org: Organization, **create: Any) -> Run:
 
 def _ended_without_verdict(org: Organization, status: str) -> Run:
     """A locked reference run that errored or was cancelled: final, but with no verdict."""
-    return Run.objects.create(
-        organization=org,
-        preset="quick",
+    return bare_run(
+        org,
         status=status,
-        responder_spec="reference",
-        engine="offline",
         seed=18,
-        settings_hash="x",
-        token_budget=1,
         locked_at=timezone.now(),
         error="the responder was unreachable" if status == RunStatus.ERROR else "",
     )

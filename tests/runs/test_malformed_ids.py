@@ -8,6 +8,7 @@ from django.test import Client
 
 from qalab.models import Organization
 from runs.models import Run
+from tests.factories import bare_run
 
 pytestmark = pytest.mark.django_db
 
@@ -16,18 +17,7 @@ HUGE = "9" * 30  # past any integer column
 
 
 def _run(org: Organization) -> Run:
-    return Run.objects.create(
-        organization=org,
-        preset="quick",
-        responder_spec="reference",
-        engine="offline",
-        models_used={},
-        seed=1,
-        config={},
-        settings_hash="x",
-        source={},
-        token_budget=1,
-    )
+    return bare_run(org)
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,7 @@ from runs.selectors import (
     run_triage_latest,
 )
 from runs.services import generate, simulate
+from tests.factories import bare_run
 from tests.runs.helpers import (
     RecordingDispatcher,
     add_findings,
@@ -493,17 +494,7 @@ def test_delta_candidates_are_the_orgs_reported_runs_newest_first(
 ) -> None:
     base, invent, both = delta_runs
     other_org = Organization.objects.create(slug="other", name="Other", locale="en_IE")
-    foreign = Run.objects.create(
-        organization=other_org,
-        preset="quick",
-        responder_spec="reference",
-        engine="offline",
-        seed=1,
-        settings_hash="x",
-        token_budget=1,
-        status=RunStatus.DONE,
-        locked_at=timezone.now(),
-    )
+    foreign = bare_run(other_org, status=RunStatus.DONE, locked_at=timezone.now())
     queued = services.run_create(organization=base.organization, scenarios=1, seed=1)
 
     got = run_delta_candidates(run=invent, runs=Run.objects.all())
