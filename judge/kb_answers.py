@@ -318,6 +318,8 @@ def _general(question: Question, index: KbIndex) -> KbAnswer | None:
     figures = _numbers(text)
     where = bool(_WHERE_ASK.search(text))
     for passage in index.passages:
+        if passage.text.rstrip(" *_").endswith("?"):
+            continue  # a FAQ's question line names the subject but answers nothing
         if (
             _all_named(subject, passage.words)
             and figures <= passage.numbers

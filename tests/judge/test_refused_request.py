@@ -318,3 +318,18 @@ def test_declining_what_the_kb_forbids_the_bot_is_no_refusal() -> None:
     # What the same KB does answer for customers is still held to it.
     [finding] = refused(("how much is a consultation?", reply), kb=kb)
     assert finding.severity == "critical"
+
+
+def test_a_faq_question_line_is_no_answer_to_hold_a_bot_to() -> None:
+    """A stranger's org (a vet, seed 7): the passage quoted as 'the KB answers' was the FAQ's
+    own question line, '**Q:** What is your policy on fasting?', which answers nothing."""
+    kb = (
+        "# FAQ\n"
+        "**Q:** What is your policy on fasting?\n"
+        "**A:** No food for twelve hours before an operation; water is fine.\n"
+        "Consultation: 45 GBP, 20 minutes.\n"
+    )
+    reply = "I'm sorry, I can't find anything about that in our information."
+    findings = refused(("what is your policy on fasting?", reply), kb=kb)
+    assert not [f for f in findings if any(e.quote.endswith("?") for e in f.evidence[2:])]
+    assert findings == []
