@@ -67,6 +67,18 @@ class Outcome:
     passed: bool | None
 
 
+def over_trials(trials: Sequence[Outcome]) -> Outcome:
+    """A scenario's outcome over its trials: the mean overall score, and passed when every
+    judged trial passed (pass^k, the gate's reading); None where no trial was judged. One
+    trial's outcome is itself."""
+    scores = [t.score for t in trials if t.score is not None]
+    verdicts = [t.passed for t in trials if t.passed is not None]
+    return Outcome(
+        score=sum(scores) / len(scores) if scores else None,
+        passed=all(verdicts) if verdicts else None,
+    )
+
+
 @dataclass(frozen=True)
 class PairedChange:
     """Run against baseline on the scenarios both played."""

@@ -11,7 +11,7 @@ from django.core.validators import RegexValidator
 
 from qalab.models import Organization
 from runs.models import GATE_WAIVABLE_STATES, TriageState
-from runs.presets import PRESETS
+from runs.presets import MAX_TRIALS, PRESETS
 from runs.simulator.adapters import web_spec_refusal
 
 
@@ -44,6 +44,17 @@ class StartRunForm(forms.Form):
         "reference bot), metered apart from the preset's budget, which covers the lab's roles "
         "(generator, simulator, judge). Empty: QALAB_RESPONDER_TOKEN_BUDGET, else the preset's "
         "budget.",
+    )
+    trials = forms.IntegerField(
+        required=False,
+        initial=1,
+        min_value=1,
+        max_value=MAX_TRIALS,
+        label="Trials",
+        help_text="Play every scenario this many times against the bot, with the same customer "
+        "plan: the report gives each scenario's pass rate, pass^k (all trials pass) and pass@k, "
+        "and marks the findings that only some trials show as flaky. Both token budgets are "
+        "multiplied by the trials.",
     )
 
     same_test_set_as = forms.IntegerField(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from django.conf import settings
@@ -150,6 +151,11 @@ class Run(models.Model):
         return "" if self.bot_called else BOT_NOT_CALLED
 
     @property
+    def trials(self) -> int:
+        """How many times the run plays each scenario (`--trials K`; 1 on runs made before)."""
+        return int(self.config.get("trials", 1))
+
+    @property
     def as_of(self) -> date:
         """The run's reference date, the day its scenarios' dates count from: its snapshotted
         `as_of`, or (runs made before it was snapshotted) the day the run was created."""
@@ -203,10 +209,33 @@ class CaseStatus(models.TextChoices):
 
 PENDING_CASE_STATUSES = (CaseStatus.QUEUED, CaseStatus.RUNNING)
 
+# A case's key names its scenario, and its trial when the run plays each scenario more than
+# once (`--trials K`): trial 1 is the scenario's key ("sc-03"), a later one "sc-03.t2". So a
+# run of one trial keeps the keys, sessions and report of a run made before trials existed.
+TRIAL_MARK = ".t"
+_TRIAL_KEY = re.compile(r"^(?P<scenario>.+)\.t(?P<trial>[2-9]|[1-9][0-9]+)$")
+
+
+def case_key(scenario_key: str, trial: int) -> str:
+    """The key of `scenario_key`'s trial `trial` (1-based)."""
+    return scenario_key if trial == 1 else f"{scenario_key}{TRIAL_MARK}{trial}"
+
+
+class RunCaseQuerySet(models.QuerySet["RunCase"]):
+    def with_key(self, key: str) -> RunCaseQuerySet:
+        """The case whose `key` is `key` (a scenario's key is its first trial)."""
+        match = _TRIAL_KEY.match(key)
+        q = models.Q(scenario_key=key, trial=1)
+        if match:
+            q |= models.Q(scenario_key=match["scenario"], trial=int(match["trial"]))
+        return self.filter(q)
+
 
 class RunCase(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="cases")
     scenario_key = models.CharField(max_length=50)
+    # Which play of its scenario this case is (`--trials K`: 1..K, the same customer plan).
+    trial = models.PositiveSmallIntegerField(default=1)
     scenario_type = models.CharField(max_length=50)
     fixture_key = models.CharField(max_length=50)
     status = models.CharField(max_length=20, choices=CaseStatus.choices, default=CaseStatus.QUEUED)
@@ -231,20 +260,30 @@ class RunCase(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    objects = RunCaseQuerySet.as_manager()
+
     class Meta:
         db_table = "qa_run_cases"
-        ordering = ["run", "scenario_key"]
+        ordering = ["run", "scenario_key", "trial"]
         constraints = [
-            models.UniqueConstraint(fields=["run", "scenario_key"], name="uniq_case_run_scenario")
+            models.UniqueConstraint(
+                fields=["run", "scenario_key", "trial"], name="uniq_case_run_scenario_trial"
+            )
         ]
 
     def __str__(self) -> str:
-        return f"{self.scenario_key} ({self.scenario_type})"
+        return f"{self.key} ({self.scenario_type})"
+
+    @property
+    def key(self) -> str:
+        """The case's id in the run: its scenario's key, with the trial after the first."""
+        return case_key(self.scenario_key, self.trial)
 
     @property
     def session_id(self) -> str:
-        """The responder session namespace of this case (seed 000 isolation)."""
-        return f"qalab-{self.run_id}-{self.scenario_key}"
+        """The responder session namespace of this case (seed 000 isolation): each trial talks
+        in a session of its own."""
+        return f"qalab-{self.run_id}-{self.key}"
 
 
 class RunTurn(models.Model):

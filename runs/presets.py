@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+# At most this many trials (`--trials K`: every scenario played K times).
+MAX_TRIALS = 20
+
 
 @dataclass(frozen=True)
 class Preset:

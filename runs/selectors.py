@@ -39,7 +39,7 @@ def run_case_judgements(run: Run) -> list[CaseJudgement]:
     for case in run.cases.filter(status=CaseStatus.DONE, score_overall__isnull=False):
         out.append(
             CaseJudgement(
-                case_key=case.scenario_key,
+                case_key=case.key,
                 findings=[],
                 scores=CaseScores(
                     groundedness=case.score_groundedness,
@@ -80,9 +80,17 @@ def run_get_progress(*, run: Run) -> dict[str, Any]:
     elapsed time, tokens used vs budget. Two queries, whatever the run's size."""
     cases = list(
         RunCase.objects.filter(run=run)
-        .order_by("scenario_key")
+        .order_by("scenario_key", "trial")
         .annotate(turn_count=Count("turns"))
-        .only("scenario_key", "scenario_type", "status", "error", "started_at", "finished_at")
+        .only(
+            "scenario_key",
+            "trial",
+            "scenario_type",
+            "status",
+            "error",
+            "started_at",
+            "finished_at",
+        )
     )
     pending = (CaseStatus.QUEUED, CaseStatus.RUNNING)
     return {
@@ -90,7 +98,8 @@ def run_get_progress(*, run: Run) -> dict[str, Any]:
         "stage_detail": run.stage_detail,
         "cases": [
             {
-                "id": c.scenario_key,
+                "id": c.key,
+                "trial": c.trial,
                 "scenario": c.scenario_type,
                 "status": c.status,
                 "turns": c.turn_count,

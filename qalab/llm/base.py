@@ -166,6 +166,9 @@ class Engine(Protocol):
     """One way of doing a role's LLM work. Every call is metered through the engine's ledger."""
 
     name: str
+    # Part of every recorded request's identity when set: a run's later trials of a scenario
+    # send the requests its first trial sent, and must each record (and replay) their own reply.
+    replay_variant: str
 
     def run(
         self,

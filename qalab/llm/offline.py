@@ -38,6 +38,7 @@ class OfflineEngine:
     """Deterministic, no network, no key; budgets behave as with a real model."""
 
     name = "offline"
+    replay_variant = ""  # nothing is recorded or replayed
 
     def __init__(self, *, ledger: Ledger) -> None:
         self.ledger = ledger

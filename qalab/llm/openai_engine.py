@@ -102,6 +102,7 @@ class OpenAIEngine:
         self.timeout = float(timeout)
         self.max_retries = max_retries
         self.replay_dir = Path(replay_dir) if replay_dir else None
+        self.replay_variant = ""
         self.sleep = sleep
         # One client (and connection pool) per endpoint, key and timeout in this process, with
         # the SDK's retries off: our retry layer is the only one, metering every attempt.
@@ -160,6 +161,7 @@ class OpenAIEngine:
                 schema=schema,
                 max_tokens=max_tokens,
                 json_mode=self.json_mode,
+                variant=self.replay_variant,
             )
             replayed = self._replay(key, role=role, purpose=purpose)
             if replayed is not None:
@@ -225,7 +227,12 @@ class OpenAIEngine:
         cut off at `max_tokens` too; its ledger row says `length`). Replayed when recorded."""
         model = model or self.model_for(role)
         key = replay_key(
-            model=model, messages=messages, schema={}, max_tokens=max_tokens, json_mode="text"
+            model=model,
+            messages=messages,
+            schema={},
+            max_tokens=max_tokens,
+            json_mode="text",
+            variant=self.replay_variant,
         )
         reply = self._replay(key, role=role, purpose=purpose)
         if reply is not None:

@@ -37,9 +37,10 @@ def replay_key(
     schema: dict[str, Any],
     max_tokens: int,
     json_mode: JsonMode,
+    variant: str = "",
 ) -> str:
     """The request's identity: a hash of everything that shapes the reply (fence lines without
-    their random per-call tags)."""
+    their random per-call tags), and `variant` when set (a later trial's own recording)."""
     payload = {
         "model": model,
         "messages": [
@@ -50,6 +51,8 @@ def replay_key(
         "max_tokens": max_tokens,
         "json_mode": json_mode,
     }
+    if variant:  # absent otherwise: the recordings made before variants keep their keys
+        payload["variant"] = variant
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
 

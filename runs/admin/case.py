@@ -18,7 +18,7 @@ from runs.selectors import run_get_case
 
 class CasePages(RunPagesBase):
     def _case(self, run: Run, case_key: str) -> RunCase:
-        return get_object_or_404(RunCase, run=run, scenario_key=case_key)
+        return get_object_or_404(RunCase.objects.filter(run=run).with_key(case_key))
 
     def case_view(self, request: HttpRequest, object_id: int, case_key: str) -> HttpResponse:
         run = self._run(request, object_id)
@@ -35,7 +35,7 @@ class CasePages(RunPagesBase):
             ]
         context = self._context(
             request,
-            f"Run #{run.pk} · case {case.scenario_key}",
+            f"Run #{run.pk} · case {case.key}",
             run=run,
             data=data,
             fixture_docs=fixture_docs,
@@ -51,7 +51,7 @@ class CasePages(RunPagesBase):
         case = self._case(run, case_key)
         if not request.user.has_perm("qalab.promote_fixture"):
             raise PermissionDenied
-        back = reverse("admin:runs_run_case", args=[run.pk, case.scenario_key])
+        back = reverse("admin:runs_run_case", args=[run.pk, case.key])
         try:
             result = services.fixture_promote(run=run, case=case, user=request.user)
         except services.PromoteError as exc:

@@ -21,6 +21,7 @@ from runs.report.page import FindingGroup
 
 _CORROBORATING = "other rules that flagged the same reply span"
 _UNCONFIRMED = "a second LLM pass did not confirm it as critical"
+_FLAKY = "the bot did this in some trials of the scenario and not in others"
 _WAIVED = "won't fix / false positive: does not count toward FAIL_CRITICAL in runs that carry it"
 
 
@@ -86,6 +87,8 @@ def _head(g: FindingGroup, severity: str, urls: _Urls, can_triage: bool) -> str:
         )
     if not f.confirmed:
         parts.append(f' <span class="qa-badge" title="{_UNCONFIRMED}">unconfirmed</span>')
+    if g.flaky:
+        parts.append(f' <span class="qa-badge qa-flaky" title="{_FLAKY}">{e(g.flaky)}</span>')
     parts.append(f"\n        · confidence {floatformat(f.confidence, 2)}\n")
     t = f.triage
     title = f"last by {e(t.reviewer)} at {e(t.at)}" if t.reviewer else "not triaged yet"

@@ -20,6 +20,7 @@ from runs.report.build import report_build
 from runs.report.markdown import judge_limit_notes, report_to_markdown
 from runs.report.page import actions_with_groups, finding_groups
 from runs.report.schema import Tokens
+from runs.report.trials import trials_line
 from runs.selectors import run_get_progress
 
 
@@ -78,6 +79,7 @@ class ReportPages(RunPagesBase):
             snapshot=snapshot_rows(run),
             delta=report.delta,
             judge_limit_notes=judge_limit_notes(report),
+            trials_line=trials_line(report.trials) if report.trials else "",
         )
         if request.htmx:
             # The last poll: the banner turns into the verdict (no hx-trigger left, so polling
@@ -106,7 +108,7 @@ class ReportPages(RunPagesBase):
         form = TriageForm(request.POST)
         # Back to the page the reviewer came from: the case view (by its key) or the report.
         case_key = request.POST.get("case", "")
-        if case_key and run.cases.filter(scenario_key=case_key).exists():
+        if case_key and run.cases.with_key(case_key).exists():
             back = reverse("admin:runs_run_case", args=[run.pk, case_key])
         else:
             back = self._report_url(run)

@@ -54,6 +54,7 @@ class StartPages(RunPagesBase):
                             preset=form.cleaned_data["preset"],
                             responder_spec=form.cleaned_data["responder"] or None,
                             responder_budget=form.cleaned_data["responder_budget"],
+                            trials=form.cleaned_data["trials"] or 1,
                             reuse_artifacts=reuse_id,
                             as_of=form.cleaned_data["as_of"],
                             created_by=request.user,

@@ -19,6 +19,7 @@ from runs.models import (
     FindingTriage,
     LlmCall,
     Run,
+    RunArtifact,
     RunCase,
     RunFinding,
     RunTurn,
@@ -43,6 +44,7 @@ from runs.report.schema import (
     TriageCounts,
     Turn,
 )
+from runs.report.trials import trials_summary, with_trials
 from runs.triage import carried_per_finding, gate_waivers
 
 
@@ -268,7 +270,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
     from the run's rows; with the delta against the previous reported run unless told not to."""
     cases = list(
         RunCase.objects.filter(run=run)
-        .order_by("scenario_key")
+        .order_by("scenario_key", "trial")
         .prefetch_related(Prefetch("turns", queryset=RunTurn.objects.order_by("index")))
     )
     findings = run_get_findings(run)
@@ -280,11 +282,12 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
     }
     triage_rows = _run_triage_rows(run)
     triage = _newest_per_finding(triage_rows)
-    case_keys = {c.id: c.scenario_key for c in cases}
+    case_keys = {c.id: c.key for c in cases}
     report_findings = [
         _finding(f, case_keys[f.case_id] if f.case_id else None, triage.get(f.id)) for f in findings
     ]
-    groups = group_findings(report_findings)
+    report_cases = [_case(c, fixtures) for c in cases]
+    groups = with_trials(group_findings(report_findings), report_cases, run.trials)
     unsupported = unsupported_by_rule(run, cases)
     return RunReport(
         run_id=run.id,
@@ -339,34 +342,36 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
             )
             for a in run.top_actions.order_by("rank")
         ],
-        cases=[
-            Case(
-                id=c.scenario_key,
-                scenario=c.scenario_type,
-                fixture=c.fixture_key,
-                noise_level=fixtures[c.fixture_key].noise_level
-                if c.fixture_key in fixtures
-                else None,
-                fixture_metrics=fixtures[c.fixture_key].metrics
-                if c.fixture_key in fixtures
-                else {},
-                session_id=c.session_id,
-                status=c.status,
-                error=c.error or None,
-                expected_status=c.expected_status,
-                actual_status=c.actual_status or None,
-                turns=[_turn(t) for t in c.turns.all()],
-                attempts=max(c.attempt, 1),
-                interruptions=case_interruptions(c, list(c.turns.all())),
-                scores=rounded_scores(
-                    c.score_groundedness, c.score_extraction, c.score_quality, c.score_overall
-                ),
-                **{"pass": c.passed},
-                unsupported_by_rule=c.unsupported_by_rule or {},
-                skipped_checks=c.skipped_checks or [],
-                truncated_turns=c.truncated_turns or [],
-            )
-            for c in cases
-        ],
+        trials=trials_summary(report_cases, groups, run.trials),
+        cases=report_cases,
         delta=delta_build(run=run) if include_delta else None,
+    )
+
+
+def _case(c: RunCase, fixtures: dict[str, RunArtifact]) -> Case:
+    """One case of the report, with its turns (prefetched)."""
+    fixture = fixtures.get(c.fixture_key)
+    return Case(
+        id=c.key,
+        scenario_key=c.scenario_key,
+        trial=c.trial,
+        scenario=c.scenario_type,
+        fixture=c.fixture_key,
+        noise_level=fixture.noise_level if fixture else None,
+        fixture_metrics=fixture.metrics if fixture else {},
+        session_id=c.session_id,
+        status=c.status,
+        error=c.error or None,
+        expected_status=c.expected_status,
+        actual_status=c.actual_status or None,
+        turns=[_turn(t) for t in c.turns.all()],
+        attempts=max(c.attempt, 1),
+        interruptions=case_interruptions(c, list(c.turns.all())),
+        scores=rounded_scores(
+            c.score_groundedness, c.score_extraction, c.score_quality, c.score_overall
+        ),
+        **{"pass": c.passed},
+        unsupported_by_rule=c.unsupported_by_rule or {},
+        skipped_checks=c.skipped_checks or [],
+        truncated_turns=c.truncated_turns or [],
     )

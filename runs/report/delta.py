@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from judge.significance import Outcome, paired_change
+from judge.significance import Outcome, over_trials, paired_change
 from runs.models import CaseStatus, Run, RunCase, RunFinding, RunStatus
 from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
 from runs.report.schema import (
@@ -69,7 +69,7 @@ def _delta_items(findings: list[RunFinding]) -> dict[str, DeltaItem]:
             finding_id=f.id,
             rule_id=f.rule_id,
             severity=f.severity,
-            case=f.case.scenario_key if f.case else None,
+            case=f.case.key if f.case else None,
             subject=f.subject,
             count=counts[fp],
         )
@@ -110,14 +110,17 @@ def settings_changed(now: dict[str, object], then: dict[str, object]) -> list[st
 
 
 def _outcomes(*runs: Run) -> list[dict[str, Outcome]]:
-    """Each run's judged cases' overall score and pass/fail, by scenario (one query)."""
+    """Each run's judged cases' overall score and pass/fail, by scenario over its trials
+    (`over_trials`: the mean score, passed when every trial passed); one query."""
     rows = RunCase.objects.filter(run__in=runs, status=CaseStatus.DONE).values_list(
         "run_id", "scenario_key", "score_overall", "passed"
     )
-    by_run: dict[int, dict[str, Outcome]] = {run.id: {} for run in runs}
+    trials: dict[int, dict[str, list[Outcome]]] = {run.id: {} for run in runs}
     for run_id, key, score, passed in rows:
-        by_run[run_id][key] = Outcome(score=score, passed=passed)
-    return [by_run[run.id] for run in runs]
+        trials[run_id].setdefault(key, []).append(Outcome(score=score, passed=passed))
+    return [
+        {key: over_trials(outcomes) for key, outcomes in trials[run.id].items()} for run in runs
+    ]
 
 
 def significance(*, run: Run, base: Run, same_test_set: bool) -> Significance:

@@ -2,9 +2,11 @@
 DevOps and most CI dashboards. Pure: built from the `RunReport` only, no Django.
 
 One `<testsuite>` per run (`qalab.<org>.<preset>`), with the run's id, verdict, responder, seed,
-settings hash and scores as `<properties>`, and one `<testcase>` per case (classname
-`qalab.<org>.<scenario>`, name `<case id> (<scenario>)`, time = the bot's reply latency summed
-over the case's turns). The JUnit outcome follows the gate: a case is a failure exactly when it
+settings hash and scores as `<properties>` (with `--trials K`: trials, pass_rate, pass_hat_k,
+pass_at_k, flaky_scenarios, flaky_issues), and one `<testcase>` per case, so one per trial
+(classname `qalab.<org>.<scenario>`, name `<case id> (<scenario>)`, or `<case id> (<scenario>,
+trial n of K)`; time = the bot's reply latency summed over the case's turns). A finding of an
+issue found in some trials only says "flaky: found in n of m trials". The JUnit outcome follows the gate: a case is a failure exactly when it
 holds a critical finding that counts toward FAIL_CRITICAL, and what passes the gate passes here:
 
 - a case with a critical finding that fails the gate -> `<failure type="critical">`: the message
@@ -37,6 +39,7 @@ from datetime import UTC, datetime
 
 from runs.report.groups import report_groups
 from runs.report.schema import Case, Finding, FindingGroup, RunReport
+from runs.report.trials import flaky_text, trial_label
 
 # Anything but XML 1.0's Char production: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] |
 # [#x10000-#x10FFFF].
@@ -89,6 +92,8 @@ def finding_text(finding: Finding, group: FindingGroup | None = None) -> str:
         + _occurrences(group),
         f"  {finding.rationale}",
     ]
+    if group is not None and (flaky := flaky_text(group)):
+        lines.insert(1, f"  {flaky}")
     for ev in finding.evidence:
         where = f"{ev.source}, turn {ev.turn}" if ev.turn is not None else ev.source
         lines.append(f"  evidence ({where}): “{ev.quote}”")
@@ -221,7 +226,22 @@ def _properties(report: RunReport) -> dict[str, object]:
         "responder_tokens_used": t.responder_used,
         "responder_tokens_budget": t.responder_budget,
     }
+    if trials := report.trials:  # a run of several trials per scenario
+        props |= {
+            "trials": trials.k,
+            "pass_rate": "n/a" if trials.pass_rate is None else trials.pass_rate,
+            "pass_hat_k": "n/a" if trials.pass_hat_k is None else trials.pass_hat_k,
+            "pass_at_k": "n/a" if trials.pass_at_k is None else trials.pass_at_k,
+            "flaky_scenarios": trials.flaky_scenarios,
+            "flaky_issues": trials.flaky_issues,
+        }
     return props
+
+
+def _case_name(case: Case, report: RunReport) -> str:
+    """'sc-01 (booking)'; with its trial in a run of several: 'sc-01.t2 (booking, trial 2 of 3)'."""
+    label = trial_label(case, report.trials.k) if report.trials else ""
+    return f"{case.id} ({case.scenario}" + (f", {label}" if label else "") + ")"
 
 
 def _testcase(
@@ -251,7 +271,7 @@ def report_to_junit(
         rows.append(
             (
                 f"qalab.{report.organization}.{case.scenario}",
-                f"{case.id} ({case.scenario})",
+                _case_name(case, report),
                 seconds,
                 _case_outcome(case, by_case.get(case.id, []), groups),
             )

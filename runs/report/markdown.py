@@ -7,6 +7,7 @@ from collections import Counter
 from qalab.domain import SEVERITIES
 from runs.report.groups import report_groups
 from runs.report.schema import Finding, RunReport, Tokens
+from runs.report.trials import flaky_text, trials_line, yes_no
 from runs.report.words import (
     delta_changes,
     delta_significance,
@@ -198,6 +199,8 @@ def _findings(report: RunReport) -> list[str]:
                 f"  - Fix ({finding.fix.target}, effort {finding.effort}, confidence "
                 f"{finding.confidence:.2f}): {_md_escape(finding.fix.text)}"
             )
+            if flaky := flaky_text(group):
+                lines.append(f"  - {flaky}")
             if group.count > 1:
                 cases = len(group.cases)
                 occurrences = ", ".join(
@@ -210,6 +213,21 @@ def _findings(report: RunReport) -> list[str]:
             if triage := _group_triage(items):
                 lines.append(triage)
         lines.append("")
+    return lines
+
+
+def _trials(report: RunReport) -> list[str]:
+    """A run of several trials: its pass rate, pass^k and pass@k, and each scenario's."""
+    if (trials := report.trials) is None:
+        return []
+    k = trials.k
+    lines = ["", f"## Trials: {k} per scenario", "", trials_line(trials).capitalize() + ".", ""]
+    lines += [f"| scenario | passed | pass^{k} | pass@{k} | |", "|---|---|---|---|---|"]
+    for s in trials.scenarios:
+        lines.append(
+            f"| {_md_escape(s.scenario_key)} | {s.passed} of {s.played} | {yes_no(s.pass_all)} "
+            f"| {yes_no(s.pass_any)} | {'flaky' if s.flaky else ''} |"
+        )
     return lines
 
 
@@ -254,6 +272,7 @@ def report_to_markdown(report: RunReport) -> str:
     )
     lines += _interruptions(report)
     lines += _judge_limits(report)
+    lines += _trials(report)
     if fallback := fallback_summary(report):
         add("")
         add(f"> Fallbacks: {fallback}.")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from runs.models import TriageState
 from runs.report.groups import report_groups
 from runs.report.schema import Finding, RunReport, TopAction, Triage
+from runs.report.trials import flaky_text
 
 
 @dataclass(eq=False)
@@ -26,6 +27,7 @@ class FindingGroup:
     state: str = ""
     state_label: str = ""
     notes: list[Triage] = field(default_factory=list)
+    flaky: str = ""  # "flaky: found in 1 of 3 trials" (runs.report.trials.flaky_text)
 
 
 def finding_groups(report: RunReport) -> list[FindingGroup]:
@@ -43,6 +45,7 @@ def finding_groups(report: RunReport) -> list[FindingGroup]:
         states = Counter(f.triage.state for f in items)
         entry.ids = ",".join(str(f.id) for f in items)
         entry.cases = group.cases
+        entry.flaky = flaky_text(group)
         if len(states) == 1:
             state = next(iter(states))
             entry.state, entry.state_label = state, labels.get(state, state)

@@ -242,6 +242,17 @@ class Finding(ReportModel):
     triage: Triage
 
 
+class FindingTrials(ReportModel):
+    """Where an issue was found in a run of several trials per scenario."""
+
+    seen: int = Field(description="trials (cases) it was found in")
+    played: int = Field(description="trials played and judged of the scenarios it was found in")
+    flaky: bool = Field(
+        description="found in some of a scenario's judged trials but not all: the bot does not "
+        "do it every time"
+    )
+
+
 class FindingGroup(ReportModel):
     """One issue: the findings that share a fingerprint (the same invented price in every case,
     one question repeated in several), whatever their severities. The report page, the Markdown
@@ -255,6 +266,11 @@ class FindingGroup(ReportModel):
     cases: list[str] = Field(description="the cases it occurs in, sorted")
     finding_ids: list[int] = Field(
         description="its findings, in report order: the first is the one shown"
+    )
+    trials: FindingTrials | None = Field(
+        default=None,
+        description="in a run of several trials, in how many of its scenarios' trials it was "
+        "found (None: one trial, or a run-wide finding)",
     )
 
 
@@ -289,7 +305,9 @@ class Interruption(ReportModel):
 
 
 class Case(ReportModel):
-    id: str
+    id: str = Field(description="the case's key: its scenario's key, then '.t<n>' from trial 2")
+    scenario_key: str = Field(description="the scenario (blueprint) the case plays")
+    trial: int = Field(description="which play of its scenario the case is (1 to the run's trials)")
     scenario: str
     fixture: str
     noise_level: str | None
@@ -335,6 +353,44 @@ class Case(ReportModel):
 
 
 # --------------------------------------------------------------------------- the report
+
+
+class ScenarioTrials(ReportModel):
+    """One scenario over its trials (the cases that played it)."""
+
+    scenario_key: str
+    scenario: str = Field(description="its scenario type")
+    cases: list[str] = Field(description="its cases' ids, trial 1 first")
+    played: int = Field(description="trials judged (a trial that errored counts, failed)")
+    passed: int = Field(description="trials that passed")
+    pass_rate: float | None = Field(description="passed / played; None when none was judged")
+    pass_all: bool | None = Field(
+        description="pass^k: all k trials passed (None: a trial was not played and none failed)"
+    )
+    pass_any: bool | None = Field(
+        description="pass@k: at least one trial passed (None: a trial was not played and none "
+        "passed)"
+    )
+    flaky: bool = Field(description="some judged trials passed and some failed")
+
+
+class Trials(ReportModel):
+    """A run that plays each scenario k times (`--trials K`): how consistently the bot passes."""
+
+    k: int = Field(description="trials per scenario")
+    played: int = Field(description="trials judged, all scenarios together")
+    passed: int
+    pass_rate: float | None = Field(description="passed / played")
+    pass_hat_k: float | None = Field(
+        description="pass^k: the share of scenarios all of whose k trials passed (over the "
+        "scenarios where it is known)"
+    )
+    pass_at_k: float | None = Field(
+        description="pass@k: the share of scenarios with at least one passing trial"
+    )
+    flaky_scenarios: int = Field(description="scenarios whose trials passed and failed")
+    flaky_issues: int = Field(description="finding groups found in some trials only")
+    scenarios: list[ScenarioTrials]
 
 
 class InProgress(ReportModel):
@@ -394,6 +450,11 @@ class RunReport(ReportModel):
         "report order; every finding is in exactly one group"
     )
     top_actions: list[TopAction]
+    trials: Trials | None = Field(
+        default=None,
+        description="set when the run plays each scenario more than once (`--trials K`): "
+        "pass rate, pass^k and pass@k per scenario and for the run",
+    )
     cases: list[Case]
     delta: RunDelta | None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from runs.report.groups import report_groups
 from runs.report.markdown import _md_escape, _pct, tokens_summary
 from runs.report.schema import RunReport
+from runs.report.trials import trials_line
 from runs.report.words import delta_summary
 
 TOP_FINDINGS = 5
@@ -50,6 +51,9 @@ def report_to_step_summary(report: RunReport) -> str:
         f"{f.major} major, {f.minor} minor · overall {_pct(report.scores.overall)} · "
         f"{tokens_summary(report.tokens)}"
     )
+    if report.trials:
+        add("")
+        add(f"Trials: {report.trials.k} per scenario · {trials_line(report.trials)}")
     grouped = report_groups(report)  # one entry per issue, as the report lists them
     if grouped:
         add("")

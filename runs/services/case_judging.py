@@ -70,7 +70,7 @@ def judge_ended_case(
     """Review (LLM engines) and check one case whose conversation has just ended normally, and
     store both. Never raises: what is not stored here is done by the judge stage."""
     transcript = CaseTranscript(
-        case_key=case.scenario_key,
+        case_key=case.key,
         blueprint=blueprint,
         fixture=fixture,
         turns=turns,
@@ -82,29 +82,29 @@ def judge_ended_case(
                 transcript,
                 manifest,
                 engine=engine,
-                purpose=f"judge:{case.scenario_key}",
+                purpose=f"judge:{case.key}",
                 fan_out=stage_fan_out(engine),
             )
         except (BudgetExceeded, QuotaExhausted, RunEnded) as exc:
-            logger.info("run %s case %s: no early review: %s", run.id, case.scenario_key, exc)
+            logger.info("run %s case %s: no early review: %s", run.id, case.key, exc)
         except Exception:
-            logger.exception("run %s case %s: early review failed", run.id, case.scenario_key)
+            logger.exception("run %s case %s: early review failed", run.id, case.key)
         else:
-            _store(run, case, lambda: store_review(run, case.scenario_key, result))
+            _store(run, case, lambda: store_review(run, case.key, result))
     try:
         checked = check_case(transcript, manifest, judge_config(run))
     except Exception:  # the judge stage runs the checks again and reports what breaks
-        logger.exception("run %s case %s: early checks failed", run.id, case.scenario_key)
+        logger.exception("run %s case %s: early checks failed", run.id, case.key)
         return
     if checked.skipped:
         logger.warning(
             "run %s case %s: judging deadline (%s s CPU) passed, skipped: %s",
             run.id,
-            case.scenario_key,
+            case.key,
             settings.QALAB_JUDGE_DEADLINE_S,
             ", ".join(checked.skipped),
         )
-    _store(run, case, lambda: store_case_checks(run, case.scenario_key, checked))
+    _store(run, case, lambda: store_case_checks(run, case.key, checked))
 
 
 def _store(run: Run, case: RunCase, store: Callable[[], None]) -> None:
@@ -117,4 +117,4 @@ def _store(run: Run, case: RunCase, store: Callable[[], None]) -> None:
     try:
         store()
     except Exception:
-        logger.exception("run %s case %s: early judgement not stored", run.id, case.scenario_key)
+        logger.exception("run %s case %s: early judgement not stored", run.id, case.key)

@@ -23,7 +23,7 @@ from runs.models import (
     Run,
     RunStartToken,
 )
-from runs.presets import preset_get
+from runs.presets import MAX_TRIALS, preset_get
 from runs.services.common import (
     PROMPT_DIRS,
     canonical_hash,
@@ -49,6 +49,7 @@ def run_create(
     max_turns: int | None = None,
     budget: int | None = None,
     responder_budget: int | None = None,
+    trials: int = 1,
     seed: int | None = None,
     reuse_artifacts: int | None = None,
     as_of: date | None = None,
@@ -62,16 +63,23 @@ def run_create(
     `purpose` is "check" for a real bot's run, "selftest" for the lab's own (`Run.probe`).
     `budget` is the lab's roles' (generator, simulator, judge); `responder_budget` the bot's
     own calls' when the lab runs the bot (default: QALAB_RESPONDER_TOKEN_BUDGET, else the
-    preset's budget).
+    preset's budget). `trials` plays every scenario that many times (one case per trial, the
+    same customer plan); both budgets scale with it unless they are given.
     Raises ValueError for an unknown preset or responder spec, and for an `openai-chat:` bot on
     the offline engine unless QALAB_OPENAI_CHAT_STAND_IN asks for the reference bot to stand in
     (such a run's purpose is then "stand-in": one of the lab's own). Does not dispatch.
     """
-    chosen = preset_get(preset).with_overrides(
-        scenarios=scenarios, max_turns=max_turns, token_budget=budget
+    if not 1 <= trials <= MAX_TRIALS:
+        raise ValueError(f"trials must be between 1 and {MAX_TRIALS}, not {trials}")
+    base = preset_get(preset)
+    chosen = base.with_overrides(
+        scenarios=scenarios,
+        max_turns=max_turns,
+        # Every trial plays and is judged: the budget a scenario needs, K times over.
+        token_budget=budget if budget is not None else base.token_budget * trials,
     )
-    bot_budget = (
-        responder_budget or settings.QALAB_RESPONDER_TOKEN_BUDGET or preset_get(preset).token_budget
+    bot_budget = responder_budget or (
+        (settings.QALAB_RESPONDER_TOKEN_BUDGET or base.token_budget) * trials
     )
     if chosen.scenarios < 1 or chosen.max_turns < 1 or chosen.token_budget < 1:
         raise ValueError("scenarios, max turns and budget must be positive")
@@ -79,6 +87,7 @@ def run_create(
         raise ValueError("the bot's budget must be positive")
     for name, value, limit in (
         ("scenarios", chosen.scenarios, MAX_SCENARIOS),
+        ("cases (scenarios × trials)", chosen.scenarios * trials, MAX_SCENARIOS),
         ("max turns", chosen.max_turns, MAX_TURNS),
         ("budget", chosen.token_budget, MAX_BUDGET),
         ("the bot's budget", bot_budget, MAX_BUDGET),
@@ -122,6 +131,11 @@ def run_create(
         chosen = chosen.with_overrides(
             scenarios=blueprints, max_turns=source_run.config["max_turns"]
         )
+        if blueprints * trials > MAX_SCENARIOS:
+            raise ValueError(
+                f"cases (scenarios × trials) {blueprints * trials:,} is over the limit of "
+                f"{MAX_SCENARIOS:,}"
+            )
         run_seed = source_run.seed
         source_as_of = source_run.as_of
         if as_of is not None and as_of != source_as_of:
@@ -144,6 +158,8 @@ def run_create(
         "as_of": as_of.isoformat(),
         "max_concurrent_cases": settings.QALAB_RUN_MAX_CONCURRENT_CASES,
     }
+    if trials > 1:  # absent for one trial: such a run's snapshot is as before trials existed
+        config["trials"] = trials
     if settings.QALAB_SEMANTIC == "on":
         # Absent when off: such a run's snapshot (and settings hash) is the deterministic
         # judge's alone, as before the layer existed.

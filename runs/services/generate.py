@@ -113,21 +113,25 @@ def run_generate(*, run_id: int, dispatcher: Dispatcher) -> None:
             "manifest": canonical_hash(artifacts.manifest.model_dump(mode="json")),
             "blueprints": canonical_hash([b.model_dump(mode="json") for b in artifacts.blueprints]),
         }
+        # One case per scenario and trial: every trial plays the same blueprint (its customer's
+        # plan) against the bot, in a session of its own.
         cases = RunCase.objects.bulk_create(
             RunCase(
                 run=run,
                 scenario_key=b.key,
+                trial=trial,
                 scenario_type=b.scenario_type,
                 fixture_key=b.fixture_key,
                 expected_status=b.expected_status,
             )
             for b in artifacts.blueprints
+            for trial in range(1, run.trials + 1)
         )
         Run.objects.filter(id=run_id).update(
             source={**run.source, "artifact_hashes": hashes},
         )
         swap_status(run_id, RunStatus.GENERATING, RunStatus.SIMULATING, stage_detail="")
-        for case in RunCase.objects.filter(run_id=run_id).order_by("scenario_key"):
+        for case in RunCase.objects.filter(run_id=run_id).order_by("trial", "scenario_key"):
             dispatcher.simulate(case.id)
     if not cases:
         advance_after_cases(run_id, dispatcher)

@@ -81,7 +81,7 @@ def _case_error_finding(case: RunCase) -> Finding:
     return Finding(
         rule_id="case_error",
         severity="critical",
-        case_key=case.scenario_key,
+        case_key=case.key,
         turn_index=None,
         subject=reason[:200],
         key=key,
@@ -105,7 +105,7 @@ def _case_error_finding(case: RunCase) -> Finding:
 def case_transcript(run: Run, case: RunCase) -> CaseTranscript:
     """One case as the judge reads it: its blueprint, fixture, turns and final status."""
     return CaseTranscript(
-        case_key=case.scenario_key,
+        case_key=case.key,
         blueprint=load_blueprint(run.id, case.scenario_key),
         fixture=load_fixture(run.id, case.fixture_key),
         turns=[turn_from_row(t) for t in case.turns.order_by("index")],
@@ -124,8 +124,8 @@ def _llm_reviews(run_id: int) -> dict[str, ReviewResult]:
     if run.engine == "offline" or run.status != RunStatus.JUDGING:
         return {}
     stored = load_reviews(run)
-    cases = run.cases.filter(status=CaseStatus.DONE).order_by("scenario_key")
-    if all(c.scenario_key in stored for c in cases):
+    cases = run.cases.filter(status=CaseStatus.DONE).order_by("scenario_key", "trial")
+    if all(c.key in stored for c in cases):
         return stored
     manifest = load_manifest(run.id)
     engine = stage_engine(run, stage="judging")
@@ -142,21 +142,21 @@ def _llm_reviews(run_id: int) -> dict[str, ReviewResult]:
                 case_transcript(run, case),
                 manifest,
                 engine=engine,
-                purpose=f"judge:{case.scenario_key}",
+                purpose=f"judge:{case.key}",
                 fan_out=fan_out,
             )
         except BudgetExceeded as exc:
             logger.info("run %s: LLM judge stopped by the budget: %s", run.id, exc)
             stopped.set()
             return None
-        store_review(run, case.scenario_key, result)
+        store_review(run, case.key, result)
         return result
 
-    todo = [c for c in cases if c.scenario_key not in stored]
+    todo = [c for c in cases if c.key not in stored]
     # Cases are reviewed side by side; their confirmations too, within each case's pool.
     for case, result in zip(todo, fan_out([partial(review, c) for c in todo]), strict=True):
         if result is not None:
-            stored[case.scenario_key] = result
+            stored[case.key] = result
     return stored
 
 
@@ -177,7 +177,7 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
             return
         config = judge_config(run)
         checked = load_case_checks(run)  # what the cases' own workers found when they ended
-        cases = {c.scenario_key: c for c in run.cases.filter(status=CaseStatus.DONE)}
+        cases = {c.key: c for c in run.cases.filter(status=CaseStatus.DONE)}
         findings: list[Finding] = []
         if cases:
             manifest = load_manifest(run.id)
@@ -221,9 +221,9 @@ def run_judge(*, run_id: int, dispatcher: Dispatcher) -> None:
                         "truncated_turns",
                     ]
                 )
-        errored_cases = run.cases.filter(status=CaseStatus.ERROR).order_by("scenario_key")
+        errored_cases = run.cases.filter(status=CaseStatus.ERROR).order_by("scenario_key", "trial")
         findings.extend(_case_error_finding(c) for c in errored_cases)
-        cases.update({c.scenario_key: c for c in errored_cases})
+        cases.update({c.key: c for c in errored_cases})
         # Findings-first report order: critical -> major -> minor, then case and turn.
         findings.sort(
             key=lambda f: (

@@ -120,7 +120,7 @@ def _promote_content(run: Run, case: RunCase, artifact: RunArtifact) -> str:
     header = {
         "organization": run.organization.slug,
         "run": run.id,
-        "case": case.scenario_key,
+        "case": case.key,
         "scenario": case.scenario_type,
         "fixture": fixture.key,
         "noise_level": fixture.noise_level,
@@ -158,7 +158,7 @@ def fixture_promote(*, run: Run, case: RunCase, user: Any = None) -> PromoteResu
     writes nothing and returns that promotion (`created` False). PromoteError otherwise.
     """
     if case.run_id != run.id:
-        raise PromoteError(f"case {case.scenario_key} is not a case of run {run.id}")
+        raise PromoteError(f"case {case.key} is not a case of run {run.id}")
     artifact = run.artifacts.filter(kind=ArtifactKind.FIXTURE, key=case.fixture_key).first()
     if artifact is None:
         raise PromoteError(f"run {run.id} has no fixture {case.fixture_key!r}")
@@ -172,7 +172,7 @@ def fixture_promote(*, run: Run, case: RunCase, user: Any = None) -> PromoteResu
         [
             _name_part(run.organization.slug),
             f"run{run.id}",
-            _name_part(case.scenario_key),
+            _name_part(case.key),
             _name_part(case.fixture_key),
             artifact.sha256[:8],
         ]
@@ -183,7 +183,7 @@ def fixture_promote(*, run: Run, case: RunCase, user: Any = None) -> PromoteResu
             promotion = PromotedFixture.objects.create(
                 organization_id=run.organization_id,
                 run=run,
-                case_key=case.scenario_key,
+                case_key=case.key,
                 fixture_key=case.fixture_key,
                 fixture_sha256=artifact.sha256,
                 path=str(path),

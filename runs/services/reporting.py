@@ -97,7 +97,7 @@ def finding_model(row: RunFinding) -> Finding:
         {
             "rule_id": row.rule_id,
             "severity": row.severity,
-            "case_key": row.case.scenario_key if row.case else "",
+            "case_key": row.case.key if row.case else "",
             "turn_index": row.turn_index,
             "subject": row.subject,
             "evidence": row.evidence,

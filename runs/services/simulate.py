@@ -150,6 +150,8 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
         _finish_case(case, CaseStatus.ERROR, error="the LLM engine could not be set up")
         run_lock_if_idle(run.id)
         return
+    if case.trial > 1:  # records and replays its own replies, not the first trial's
+        engine.replay_variant = f"trial {case.trial}"
     kb = [KbEntry(id=d.id, title=d.title, text=d.text) for d in fixture.documents]
     intake = [
         IntakeFieldRef(key=f.key, label=f.label, required=f.required)
@@ -165,9 +167,9 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
                 if not Run.objects.filter(id=run.id, status=RunStatus.SIMULATING).exists():
                     # Ended (cancelled, errored, timed out) while this case was talking: no
                     # further turn, whether or not the next message needs an LLM call.
-                    raise RunEnded(f"run {run.id} ended while case {case.scenario_key} talked")
+                    raise RunEnded(f"run {run.id} ended while case {case.key} talked")
                 index = len(history)
-                purpose = f"{case.scenario_key}/t{index}"
+                purpose = f"{case.key}/t{index}"
                 message = customer_next_message(
                     blueprint, history, engine=engine, purpose=f"customer:{purpose}"
                 )
@@ -210,7 +212,7 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
         except RunEnded as exc:
             # Cancelled or errored while this case was talking: it stops at its next turn or
             # LLM call, whichever comes first.
-            logger.info("run %s case %s: %s", run.id, case.scenario_key, exc)
+            logger.info("run %s case %s: %s", run.id, case.key, exc)
             _finish_case(
                 case,
                 CaseStatus.CANCELLED,
@@ -219,7 +221,7 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
             )
             advance_after_cases(run.id, dispatcher)
         except BudgetExceeded as exc:
-            logger.info("run %s case %s: budget exhausted: %s", run.id, case.scenario_key, exc)
+            logger.info("run %s case %s: budget exhausted: %s", run.id, case.key, exc)
             _skip_pending_cases(run.id)
             if history:
                 _finish_case(
@@ -240,7 +242,7 @@ def case_simulate(*, case_id: int, dispatcher: Dispatcher) -> None:
             run_mark_error(run_id=run.id, reason=str(exc))
             return
         except Exception as exc:
-            logger.warning("run %s case %s failed: %s", run.id, case.scenario_key, exc)
+            logger.warning("run %s case %s failed: %s", run.id, case.key, exc)
             _finish_case(case, CaseStatus.ERROR, error=f"{type(exc).__name__}: {exc}"[:2000])
             advance_after_cases(run.id, dispatcher)
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,8 @@ from pydantic import BaseModel, Field
 
 from qalab.llm.base import BudgetExceeded, LlmError, Message, NullLedger, QuotaExhausted, Role
 from qalab.llm.openai_engine import OpenAIEngine
-from qalab.llm.structured import extract_json_object, validate_reply
+from qalab.llm.replay import replay_key
+from qalab.llm.structured import canonical_json, extract_json_object, validate_reply
 from tests.llm_server import INVALID_JSON_CONTENT, FakeOpenAI, instance_for
 
 MODELS = {
@@ -393,6 +395,29 @@ def test_replay_key_depends_on_the_json_mode(tmp_path: Path) -> None:
         other, _ = make_engine(server, replay_dir=tmp_path, json_mode="json_object")
         run(other)
         assert len(server.requests) == 2
+
+
+def test_a_later_trial_records_and_replays_its_own_reply(tmp_path: Path) -> None:
+    """A run's later trials send the requests its first trial sent: each keeps its own
+    recording (`replay_variant`), so a recorded run of K trials replays K samples, not one."""
+    with FakeOpenAI() as server:
+        first, _ = make_engine(server, replay_dir=tmp_path)
+        run(first)
+        second, _ = make_engine(server, replay_dir=tmp_path)
+        second.replay_variant = "trial 2"
+        run(second)
+        assert len(server.requests) == 2  # not the first trial's recording
+        assert len(list(tmp_path.glob("*.json"))) == 2
+        again, _ = make_engine(server, replay_dir=tmp_path)
+        again.replay_variant = "trial 2"
+        run(again)
+        assert len(server.requests) == 2  # its own recording, replayed
+    # Without a variant the key is the one recordings had before variants existed.
+    payload = {"model": "m", "messages": MESSAGES, "schema": {}, "max_tokens": 5}
+    before = hashlib.sha256(canonical_json({**payload, "json_mode": "text"}).encode()).hexdigest()
+    key = replay_key(model="m", messages=MESSAGES, schema={}, max_tokens=5, json_mode="text")
+    assert key == before
+    assert replay_key(**payload, json_mode="text", variant="trial 2") != before
 
 
 def test_validate_reply_and_extraction() -> None:

@@ -31,6 +31,7 @@ from runs.report.markdown import (
 )
 from runs.report.schema import RunReport
 from runs.report.step_summary import report_to_step_summary
+from runs.report.trials import trials_line
 from runs.report.words import delta_summary
 from runs.tasks import CeleryDispatcher
 
@@ -199,6 +200,15 @@ class Command(BaseCommand):
             help="the bot's own token budget when the lab runs the bot (openai-chat:, reference; "
             "default: QALAB_RESPONDER_TOKEN_BUDGET, else the preset's budget)",
         )
+        parser.add_argument(
+            "--trials",
+            type=_positive,
+            default=1,
+            metavar="K",
+            help="play every scenario K times against the bot with the same customer plan "
+            "(pass rate, pass^k, pass@k per scenario; findings in some trials only are flaky). "
+            "Both budgets scale with K unless --budget / --responder-budget are given",
+        )
         parser.add_argument("--seed", type=int, help="generation seed (default: random, recorded)")
         parser.add_argument(
             "--as-of",
@@ -266,6 +276,7 @@ class Command(BaseCommand):
                 max_turns=opts["max_turns"],
                 budget=opts["budget"],
                 responder_budget=opts["responder_budget"],
+                trials=opts["trials"],
                 seed=opts["seed"],
                 reuse_artifacts=opts["reuse_artifacts"],
                 as_of=opts["as_of"],
@@ -273,7 +284,9 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc), returncode=EXIT_USAGE) from exc
         self.stderr.write(
-            f"Run {run.id}: {org.slug} · {run.preset} · {run.config['scenarios']} scenarios · "
+            f"Run {run.id}: {org.slug} · {run.preset} · {run.config['scenarios']} scenarios"
+            + (f" × {run.trials} trials" if run.trials > 1 else "")
+            + " · "
             f"budget {run.token_budget:,} tokens (bot {run.responder_token_budget:,}) · "
             f"engine {run.engine} · responder {run.responder_spec}"
         )
@@ -361,6 +374,7 @@ class Command(BaseCommand):
             + f"  cases {s.completed}/{s.cases} completed, {s.passed} passed · findings "
             f"{s.findings.critical} critical, {s.findings.major} major, "
             f"{s.findings.minor} minor · overall {overall} · {tokens_summary(t)}"
+            + (f"\n  trials: {trials_line(report.trials)}" if report.trials else "")
             + f"\n  delta: {delta_summary(report)}"
             + (f"\n  fallbacks: {fallback}" if (fallback := fallback_summary(report)) else "")
             + (f"\n  judge limits: {lim}" if (lim := judge_limits_summary(report)) else "")
