@@ -127,7 +127,7 @@ def _body(g: FindingGroup, urls: _Urls) -> str:
         cases = len(g.cases)
         occurrences = ", ".join(
             f'<a id="occ-{o.id}" href="{urls.case(o.case or "-")}#turn-{_turn(o.turn)}" '
-            f'title="finding #{o.id}">{e(o.case)}{"" if o.turn is None else f"·t{o.turn}"}</a>'
+            f'title="finding #{o.id}">{e(o.case)}{"" if o.turn is None else f" turn {o.turn}"}</a>'
             for o in g.items
         )
         parts.append(

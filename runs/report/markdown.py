@@ -204,7 +204,7 @@ def _findings(report: RunReport) -> list[str]:
             if group.count > 1:
                 cases = len(group.cases)
                 occurrences = ", ".join(
-                    (f.case or "run") + ("" if f.turn is None else f"·t{f.turn}") for f in items
+                    (f.case or "run") + ("" if f.turn is None else f" turn {f.turn}") for f in items
                 )
                 lines.append(
                     f"  - {group.count} occurrences in {cases} case{'s' if cases != 1 else ''}: "
