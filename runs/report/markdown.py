@@ -319,7 +319,11 @@ def report_to_markdown(report: RunReport) -> str:
     add("")
     add("| fixture | noise level | lines | typo rate | duplicated lines | structure score |")
     add("|---|---|---|---|---|---|")
+    seen: set[str] = set()
     for case in report.cases:
+        if case.fixture in seen:  # each fixture once, whatever the trials that read it
+            continue
+        seen.add(case.fixture)
         m = case.fixture_metrics
         add(
             f"| {case.fixture} | {case.noise_level or '-'} | "

@@ -137,6 +137,8 @@ def test_markdown_junit_and_page_show_the_trials(
     assert f"pass^3 {trials['pass_hat_k']:.0%}" in markdown
     assert f"| {target} | 2 of 3 | no | yes | flaky |" in markdown
     assert "flaky: found in 1 of 3 trials" in markdown
+    fixtures = markdown.split("## Fixtures")[1].split("## Tokens")[0]
+    assert fixtures.count("| fx-") == SCENARIOS  # each fixture once, not once per trial
 
     junit = ElementTree.fromstring(report_to_junit(built))
     props = {p.get("name"): p.get("value") for p in junit.iter("property")}
