@@ -34,15 +34,38 @@ naming the file, the field as the folder writes it, and the value:
 org.yaml: field 'services[2].price' (services.2.price): no amount in this price: ... (got 'abc')
 ```
 
-Symbolic links (`org.yaml`, `kb/`, a `kb/*.md`) are refused. `qalab/demo_org/` is a complete
-example; `tests/data/orgs/` holds folders written in many styles and languages.
+Values are checked against what the tables hold (a 300-character name, a price of 10^9, a
+2,000-hour service are errors naming the field). An organization whose slug exists is updated
+only with `--replace`. Symbolic links (`org.yaml`, `kb/`, a `kb/*.md`) are refused, so a folder
+can never import a file from elsewhere on the machine. `qalab/demo_org/` is a complete example;
+`tests/data/orgs/` holds folders written in many styles and languages.
 
 Limits, each refused with one line naming the file and the field or limit: any one file at most
 `QALAB_ORG_MAX_FILE_BYTES` (2 MiB), all `kb/*.md` together at most `QALAB_ORG_MAX_KB_BYTES`
 (10 MiB), sizes checked before anything is read; `org.yaml` nested at most 50 levels deep,
 aliases adding at most 10,000 values once expanded (no recursive alias), no key twice in one
 mapping; KB file names, intake field keys and policy ids unique without regard to case
-(`kb/Prices.md` beside `kb/prices.md` is an error). The command exits 2 on an invalid folder.
+(`kb/Prices.md` beside `kb/prices.md` is an error). Aliases expanding past the limit (a "billion
+laughs") or used inside themselves are refused like any other limit: a hostile folder gets one
+line too, never a traceback. The command exits 2 on an invalid folder.
+
+## At a glance
+
+```yaml
+slug: demo                       # required
+name: Harbour Lane Dental        # required
+locale: en_IE
+currency: EUR
+offering: "What the business does"   # required
+contact: {phone: "+353 1 555 0142", email: hello@example.ie, address: "...", website: "..."}
+hours: [{days: Mon-Thu, opens: "08:30", closes: "18:00"}]
+services: [{name: Hygiene clean, price: 80, duration: 45, description: "..."}]   # >= 1; or price: "from €80", duration: 1h 30
+intake_fields: [{key: phone, label: Phone number, required: true, kind: phone}]  # kind: name|phone|email|date|time|text|choice
+policies: [{id: cancellation, text: "...", critical: true}]
+skills: [{name: booking, instructions: "..."}]
+responder: reference             # optional default responder spec
+responder_http: {request: ..., response: ...}  # optional: the JSON shape of an http(s) responder (docs/responders.md)
+```
 
 ## Prices and durations as businesses write them
 
