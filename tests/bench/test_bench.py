@@ -1,5 +1,5 @@
 """Benchmarks (`make bench`; marked slow, so not part of `make test`). Each prints what it
-measured and holds a goal with room for slower machines; the figures go in the README.
+measured and holds a goal with room for slower machines; the figures go in docs/performance.md.
 The report page, the runs list, the judge's CPU, the token ledger and the org import are
 measured in `test_pages_bench.py` and `test_core_bench.py` and recorded in `var/bench.json`.
 
