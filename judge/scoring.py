@@ -1,4 +1,5 @@
-"""Case and run scores from a transcript and its findings (formulas below, copied to the README).
+"""Case and run scores from a transcript and its findings (formulas below, copied to
+docs/judge-and-scoring.md).
 
 Per case, each dimension is in [0, 1], or None when it does not apply:
 

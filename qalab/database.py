@@ -20,7 +20,8 @@ def require_migrated(alias: str = DEFAULT_DB_ALIAS) -> None:
     except DatabaseError as exc:
         raise CommandError(f"cannot use the database {where}: {exc}", returncode=2) from None
     if pending:
-        # With an owner role configured, the schema is built as that role (README: database roles).
+        # With an owner role configured, the schema is built as that role (docs/operations.md,
+        # "Database roles").
         command = "migrate --database owner" if "owner" in connections.settings else "migrate"
         raise CommandError(
             f"the database {where} has {len(pending)} migration(s) not applied yet: run "

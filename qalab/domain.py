@@ -235,7 +235,7 @@ class KbDocumentSpec(OrgSpec):
 # --------------------------------------------------------------------------- responder mapping
 
 ReplyStatus = Literal["AWAITING_RESPONSE", "COMPLETE"]
-# What an `http(s)://` bot of its own JSON shape can be sent (README: Responders).
+# What an `http(s)://` bot of its own JSON shape can be sent (docs/responders.md).
 REQUEST_SCALARS = frozenset({"message", "session_id", "organization", "locale", "kb_text"})
 REQUEST_LISTS = frozenset({"history", "history_before", "kb", "intake_fields", "intake_keys"})
 QUERY_SCALARS = frozenset({"message", "session_id", "organization", "locale"})

@@ -1,4 +1,4 @@
-"""Django settings, all driven by environment variables (see .env.example and README)."""
+"""Django settings, all driven by environment variables (.env.example, docs/operations.md)."""
 
 from __future__ import annotations
 

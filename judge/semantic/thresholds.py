@@ -1,7 +1,8 @@
 """The semantic rules and their thresholds: one place, light to import (no model), so settings
 can check a run's overrides against it.
 
-Each semantic rule has two thresholds on its head's score (README: Judge, semantic layer):
+Each semantic rule has two thresholds on its head's score (docs/judge-and-scoring.md, "The
+semantic layer"):
 
 - `DEFAULT_THRESHOLDS`: the head **alone** reports a finding at or above it. It is used where
   the rules have nothing to anchor on: a dialogue with no knowledge base (open-domain chat,

@@ -65,7 +65,7 @@ def responder_preflight(run: Run, *, engine: Engine) -> dict[str, Any] | None:
             redact(
                 f"responder preflight failed, nothing generated and no tokens spent: {exc}. "
                 f"Check that the bot is running at that address and {speaks} "
-                "(README: Responders), then start a new run."
+                "(docs/responders.md), then start a new run."
             )
         ) from exc
     return {
