@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from generator.schemas import Manifest, ManifestHours, ManifestService
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.claims import (
+    ABOUT_MINUTES,
+    ABOUT_SHARE,
     WEEKDAYS,
     DayClaim,
     OfferClaim,
@@ -24,6 +26,7 @@ from judge.claims import (
 from judge.facts import SupportIndex, extract_facts, money_text, phones_match, url_host
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import Sentence, quote_around, sentence_at, split_sentences
+from qalab.domain import FixTarget
 
 # A contact detail is the business's own when the words just before it say so.
 _OWN_CONTACT = re.compile(
@@ -87,15 +90,31 @@ def _time_text(times: frozenset[str]) -> str:
 
 class ContradictsManifest(Check):
     """Guarantees: a reply that ties a price or duration to a manifest service that differs
-    from it (format-insensitive: 80 EUR = €80 = 80,00 €; 'about' allows 25% on durations), says
-    the business is open on a day the manifest has no hours for (or closed on one it has),
-    gives a day an opening or closing time the manifest does not (8.30 = 08:30), denies
-    offering a manifest service, or gives a phone, email or website as the business's own that
-    is not the manifest's, yields one critical finding per contradicted subject per turn,
-    quoting the reply sentence. A bare "Yes"/"No" to the customer's single question counts as
-    stating it. Fix target is the KB when the fixture itself states the contradicting value."""
+    from it (format-insensitive: 80 EUR = €80 = 80,00 €; 'about' a duration allows the larger of
+    ABOUT_MINUTES and ABOUT_SHARE of it), says the business is open on a day the manifest has
+    no hours for (or closed on one it has), gives a day an opening or closing time the manifest
+    does not (8.30 = 08:30), denies offering a manifest service, or gives a phone, email or
+    website as the business's own that is not the manifest's, yields one critical finding per
+    contradicted subject per turn, quoting the reply sentence. A bare "Yes"/"No" to the
+    customer's single question counts as stating it. Fix target: the prompt, the KB when the
+    fixture itself states the contradicting value (see `rule`)."""
 
-    check_id = "contradicts_manifest"
+    rule = Rule(
+        "contradicts_manifest",
+        "critical",
+        "deterministic",
+        "prompt",
+        "A reply gives a service's price or duration, a day's opening or closing time, an open "
+        "or closed day, a denial of a listed service, or a phone, email or website as the "
+        "business's own that contradict the manifest (the ground truth). 'About' a duration "
+        "allows the larger of {ABOUT_MINUTES} min and {ABOUT_SHARE:.0%} of it.",
+        action="Correct the prices, durations and hours that contradict the ground truth",
+        fix_target_when={
+            "kb": "when the case's KB fixture itself states the contradicting value (the reply "
+            "repeats the KB; correct the KB)"
+        },
+        thresholds={"ABOUT_MINUTES": ABOUT_MINUTES, "ABOUT_SHARE": float(ABOUT_SHARE)},
+    )
     needs = frozenset({"org"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
@@ -304,7 +323,7 @@ class ContradictsManifest(Check):
             else "says"
         )
         if item.in_kb:
-            target = "kb"
+            target: FixTarget = "kb"
             fix = (
                 f"The fixture KB itself states that {item.said}; correct the KB document so it "
                 f"matches the ground truth ({item.truth.removeprefix('the manifest says ')})."
@@ -320,7 +339,6 @@ class ContradictsManifest(Check):
         said = reply[item.start : item.end].strip()
         return self.finding(
             case,
-            severity="critical",
             turn_index=turn_index,
             subject=said if said and said in quote else quote[:200],
             key=item.subject,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from generator.schemas import DisallowedClaim, Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import Sentence, quote_around, split_sentences, words
 from qalab.domain import Severity
@@ -68,7 +68,19 @@ class DisallowedClaims(Check):
     finding of lower confidence (a heuristic alone never gates the run), unless the sentence
     refers the customer elsewhere ("a specialist", "refer you")."""
 
-    check_id = "disallowed_claims"
+    rule = Rule(
+        "disallowed_claims",
+        "critical",
+        "deterministic",
+        "prompt",
+        "A claim the manifest lists as fabricated: invented discounts, guarantees, services not "
+        "offered, wrong hours.",
+        action="Stop making claims the business does not allow",
+        severity_when={
+            "major": "for a weaker word-level match (a distinctive word shared with a listed "
+            "claim, lower confidence)"
+        },
+    )
     needs = frozenset({"org"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
@@ -187,7 +199,6 @@ class DisallowedClaims(Check):
                     f"The reply says '{term}', a disallowed claim{described} that the KB does "
                     "not support."
                 ),
-                fix_target="prompt",
                 fix_text=(
                     "Add an explicit rule to the responder prompt: never offer discounts, free "
                     "services, guarantees or services that are not in the KB; say what the KB "

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.fields import find_statement, values_match
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 
@@ -84,7 +84,15 @@ class ExtractionAccuracy(Check):
     is the day it means on the blueprint's reference day, "around 11" is 11:00.
     Evidence quotes the customer's words, the extracted value and the persona value literally."""
 
-    check_id = "extraction_accuracy"
+    rule = Rule(
+        "extraction_accuracy",
+        "major",
+        "deterministic",
+        "skill",
+        "An intake field the customer stated was extracted wrong, or never.",
+        action="Fix intake extraction",
+        severity_when={"minor": "when an optional field was never extracted"},
+    )
     needs = frozenset({"org", "scenario"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
@@ -107,7 +115,6 @@ class ExtractionAccuracy(Check):
                             f"The customer gave their {field.label.lower()} but the responder "
                             f"never extracted the field '{field.key}'."
                         ),
-                        fix_target="skill",
                         fix_text=(
                             f"Make the intake skill capture '{field.key}' ({field.label}) as soon "
                             "as the customer states it, in any format, and keep it across turns."
@@ -120,7 +127,6 @@ class ExtractionAccuracy(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="major",
                     turn_index=field.extracted_turn,
                     subject=field.extracted,
                     key=field.key,
@@ -135,7 +141,6 @@ class ExtractionAccuracy(Check):
                         f"The responder extracted {field.label.lower()} '{field.extracted}' but "
                         f"the customer said '{field.stated_quote}'."
                     ),
-                    fix_target="skill",
                     fix_text=(
                         f"Make the intake skill copy '{field.key}' from the customer's own words "
                         "and update it when the customer corrects it; add an example of this "

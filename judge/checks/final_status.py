@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 
 
@@ -12,7 +12,20 @@ class FinalStatus(Check):
     differs from blueprint.expected_status, one major finding quoting the last non-empty reply;
     a status never reported at all is a minor finding. No finding without a reply to cite."""
 
-    check_id = "final_status"
+    rule = Rule(
+        "final_status",
+        "major",
+        "deterministic",
+        "skill",
+        "The final AWAITING_RESPONSE / COMPLETE status differs from the scenario's expected "
+        "status.",
+        action="Fix the final conversation status",
+        severity_when={"minor": "when no status was reported"},
+        fix_target_when={
+            "pipeline": "when no status was reported, or COMPLETE was reported while required "
+            "information was missing (gate COMPLETE on the intake fields)"
+        },
+    )
     needs = frozenset({"scenario"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:

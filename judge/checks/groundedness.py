@@ -23,7 +23,7 @@ from functools import lru_cache
 from rank_bm25 import BM25Okapi
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.support import (
     FUNCTION_WORDS,
@@ -388,7 +388,22 @@ class Groundedness(Check):
     calibrated UNGROUNDED_THRESHOLD rising to 1.0 at zero support; 0.7 for a misbound figure
     alone."""
 
-    check_id = "ungrounded_sentence"
+    rule = Rule(
+        "ungrounded_sentence",
+        "minor",
+        "deterministic",
+        "prompt",
+        "A reply whose least supported substantive sentence the best-matching passages of the "
+        "fixture barely touch (support score under {FINDING_THRESHOLD}; the score's calibrated "
+        "threshold, {UNGROUNDED_THRESHOLD}, is where qalab_calibrate --data measures it on "
+        "response-level data), or that binds a KB figure to something else; one per reply, a "
+        "weak lexical signal.",
+        action="Answer only with what the KB supports",
+        thresholds={
+            "FINDING_THRESHOLD": FINDING_THRESHOLD,
+            "UNGROUNDED_THRESHOLD": UNGROUNDED_THRESHOLD,
+        },
+    )
     needs = frozenset({"kb"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
@@ -404,7 +419,7 @@ class Groundedness(Check):
             if item.support < FINDING_THRESHOLD:
                 rationale = (
                     f"The KB fixture barely supports this sentence (support {item.support:.2f} "
-                    f"< {UNGROUNDED_THRESHOLD}): most of what it states appears nowhere in the "
+                    f"< {FINDING_THRESHOLD}): most of what it states appears nowhere in the "
                     f"passages that match it best.{closest}"
                 )
                 confidence = _confidence(item.support)
@@ -418,13 +433,11 @@ class Groundedness(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="minor",
                     turn_index=item.turn,
                     subject=item.quote[:200],
                     key=spaced(item.quote)[:120],
                     evidence=[Evidence(source="reply", quote=item.quote, turn=item.turn)],
                     rationale=rationale,
-                    fix_target="prompt",
                     fix_text=(
                         "Instruct the responder to state only what the retrieved KB passages "
                         "say, in their terms, and to say plainly when the KB does not cover a "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.dialogue_acts import documents_lines, left_open, questions, statements
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import split_sentences
@@ -20,7 +20,15 @@ class IgnoredQuestion(Check):
     reply (which quotes that statement and, being the more specific diagnosis, wins the tie)
     but not with a finding about another sentence of it (an invented price further on)."""
 
-    check_id = "ignored_question"
+    rule = Rule(
+        "ignored_question",
+        "major",
+        "deterministic",
+        "prompt",
+        "A customer question or implied request ('what would you suggest?') that the next "
+        "reply neither answers, nor clarifies, nor honestly declines.",
+        action="Answer the customer's questions before moving on",
+    )
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []
@@ -37,7 +45,6 @@ class IgnoredQuestion(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="major",
                     turn_index=turn.index,
                     subject=asked[:200],
                     evidence=[
@@ -51,7 +58,6 @@ class IgnoredQuestion(Check):
                         f"The customer asked '{asked}' and the reply neither answers it, asks "
                         "what they mean, nor says honestly that it cannot answer."
                     ),
-                    fix_target="prompt",
                     fix_text=(
                         "Tell the assistant to answer every question in the customer's message "
                         "before asking for the next intake field, and to say plainly when it "

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.dialogue_acts import stem
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import Sentence, split_sentences, words
@@ -189,7 +189,8 @@ def _staff_clause(body: str) -> bool:
 
 
 _FIRST_PERSON = re.compile(r"^(?:i|we|i'm|we're|i'll|we'll|i've|we've|our|my)\b", re.IGNORECASE)
-_MATCH = 0.75
+# A directive matches an instruction when it has at least this share of its words.
+INSTRUCTION_MATCH = 0.75
 _MIN_WORDS = 4
 
 
@@ -291,7 +292,7 @@ def _covers_any(body: str, texts: Sequence[str]) -> bool:
     tokens = _tokens(body)
     for text in texts:
         wanted = _tokens(text)
-        if len(wanted) >= _MIN_WORDS and _coverage(wanted, tokens) >= _MATCH:
+        if len(wanted) >= _MIN_WORDS and _coverage(wanted, tokens) >= INSTRUCTION_MATCH:
             return True
     return False
 
@@ -340,13 +341,24 @@ class InstructionLeak(Check):
     text ("You are Ava, a helpful assistant for ...", "my instructions say"), or (b) is an
     imperative directive (a staff verb such as collect / offer / quote / escalate, or a
     "never ..." prohibition) that either matches one of the org's skill instructions
-    (manifest.instructions) or an imperative sentence of the KB (≥75% of its words, a
+    (manifest.instructions) or an imperative sentence of the KB (INSTRUCTION_MATCH of its words, a
     one-letter typo allowed), or talks about "the
     customer / patient" or conversation mechanics ("per message", "before confirming"). A bot
     speaking in its own voice ("I can only quote prices from our price list") and directives
     to the customer ("Call us on ...") are not leaks."""
 
-    check_id = "instruction_leak"
+    rule = Rule(
+        "instruction_leak",
+        "major",
+        "deterministic",
+        "prompt",
+        "A reply reads out text meant for the bot or its staff: the org's skill instructions "
+        "('Collect full name ... before confirming', at least {INSTRUCTION_MATCH:.0%} of one's "
+        "words), a directive about 'the customer', or the responder's own configuration "
+        "('You are Ava, a helpful assistant ...').",
+        action="Stop reading internal instructions to customers",
+        thresholds={"INSTRUCTION_MATCH": INSTRUCTION_MATCH},
+    )
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         directives = _directives(case, manifest)
@@ -369,7 +381,6 @@ class InstructionLeak(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="major",
                     turn_index=turn.index,
                     subject=first.text[:200],
                     evidence=[
@@ -377,7 +388,6 @@ class InstructionLeak(Check):
                     ],
                     rationale=f"The reply says '{first.text}': {why}, not an answer for the "
                     "customer.",
-                    fix_target="prompt",
                     fix_text=(
                         "Keep staff and assistant instructions out of the text the assistant may "
                         "quote (move them from the KB into the system prompt or skill) and tell "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.dialogue_acts import (
     ACCEPTS,
     ASKS_WITHIN,
@@ -31,7 +31,15 @@ class IrrelevantReply(Check):
     intake question is left to `ignored_question`. The evidence quotes the customer's message
     and the reply's first substantive sentence."""
 
-    check_id = "irrelevant_reply"
+    rule = Rule(
+        "irrelevant_reply",
+        "major",
+        "deterministic",
+        "prompt",
+        "A reply whose content does not address the customer's last message: a canned "
+        "template or an answer about something else.",
+        action="Reply to what the customer actually said",
+    )
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []
@@ -77,7 +85,6 @@ class IrrelevantReply(Check):
     ) -> Finding:
         return self.finding(
             case,
-            severity="major",
             turn_index=turn,
             subject=stated[:200],
             evidence=[
@@ -88,7 +95,6 @@ class IrrelevantReply(Check):
                 f"The customer {'asked' if asked else 'said'} '{quoted}'; the reply talks about "
                 "something else and shares none of its words."
             ),
-            fix_target="prompt",
             fix_text=(
                 "Make the assistant answer the customer's last message; route unmatched "
                 "questions to an honest 'I don't know' instead of a canned template."

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from generator.fixtures import org_documents
 from generator.schemas import Fixture, Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.kb_noise.debris import markup_spans, ocr_spans
 from judge.kb_noise.typos import Lexicon, may_be_typo, plain_words, word_spans
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
@@ -139,7 +139,21 @@ class KbNoiseEcho(Check):
     targets the KB (`kb`) when a span is in the org's own KB text (`org_kb_text`), else the bot
     (`prompt`: the lab's noise is in no KB the org could fix)."""
 
-    check_id = "kb_noise_echo"
+    rule = Rule(
+        "kb_noise_echo",
+        "minor",
+        "deterministic",
+        "prompt",
+        "A reply repeats the KB's own noise to the customer: a misspelling the fixture planted or "
+        "that the KB evidently contains, or markup debris such as '&nbsp;', '<br>', '| --- |' or "
+        "an unbalanced '**'. The bot's fix: stop repeating it, correct obvious misspellings when "
+        "quoting.",
+        action="Stop repeating KB typos and markup to customers",
+        fix_target_when={
+            "kb": "when the noise is in the org's own KB text (its kb/ documents, or a KB judged "
+            "from a file)"
+        },
+    )
     needs = frozenset({"kb"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
@@ -221,7 +235,6 @@ class KbNoiseEcho(Check):
             fix_text = _bot_fix(first)
         return self.finding(
             case,
-            severity="minor",
             turn_index=turn_index,
             subject=first.text,
             evidence=[Evidence(source="reply", quote=q, turn=turn_index) for q in quotes],

@@ -8,7 +8,7 @@ import re
 
 from generator.schemas import Manifest
 from judge.arithmetic import RESULT
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.customer_details.days import (
     DAYS,
     MONTHS,
@@ -309,7 +309,15 @@ class PartnerContradiction(Check):
     number or email, or confirms another day, date or time in a booking sentence. Values the KB
     holds (the business's own phone, its opening days) are never read as the customer's."""
 
-    check_id = "partner_contradiction"
+    rule = Rule(
+        "partner_contradiction",
+        "major",
+        "deterministic",
+        "skill",
+        "A reply restates the customer's name, phone, email, day, date or time differently from "
+        "what the customer last said.",
+        action="Read back the customer's details as they gave them",
+    )
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         said = Said({})
@@ -334,7 +342,6 @@ class PartnerContradiction(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="major",
                     turn_index=turn.index,
                     subject=stated,
                     evidence=[
@@ -345,7 +352,6 @@ class PartnerContradiction(Check):
                         f"The customer gave their {slot} as '{quote}', but the reply says "
                         f"'{stated}'."
                     ),
-                    fix_target="skill",
                     fix_text=(
                         "Have the assistant read intake details back from what the customer "
                         "said last (keeping corrections), never from an earlier or invented value."

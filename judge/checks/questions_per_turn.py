@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import Sentence, split_sentences
 
@@ -18,12 +18,25 @@ def question_sentences(reply: str) -> list[Sentence]:
     return [s for s in split_sentences(reply) if "?" in _URL.sub("", s.text)]
 
 
+# More questions than this many times the limit is a major finding.
+MAJOR_OVER_LIMIT = 2
+
+
 class QuestionsPerTurn(Check):
     """Guarantees: a reply with more question sentences than `config.max_questions_per_turn`
-    yields a minor finding, more than twice the limit a major one; the quote spans the reply
-    from its first to its last question."""
+    yields a minor finding, more than MAJOR_OVER_LIMIT times the limit a major one; the quote
+    spans the reply from its first to its last question."""
 
-    check_id = "questions_per_turn"
+    rule = Rule(
+        "questions_per_turn",
+        "minor",
+        "deterministic",
+        "skill",
+        "A reply asks more questions than the limit (the preset's max_questions_per_turn).",
+        action="Ask fewer questions per reply",
+        severity_when={"major": "over {MAJOR_OVER_LIMIT} times the limit"},
+        thresholds={"MAJOR_OVER_LIMIT": MAJOR_OVER_LIMIT},
+    )
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         limit = config.max_questions_per_turn
@@ -36,7 +49,7 @@ class QuestionsPerTurn(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="major" if len(questions) > 2 * limit else "minor",
+                    severity="major" if len(questions) > MAJOR_OVER_LIMIT * limit else "minor",
                     turn_index=turn.index,
                     subject=quote[:200],
                     key=f"more than {limit} questions per reply",
@@ -44,7 +57,6 @@ class QuestionsPerTurn(Check):
                     rationale=(
                         f"The reply asks {len(questions)} questions at once; the limit is {limit}."
                     ),
-                    fix_target="skill",
                     fix_text=(
                         f"Tell the intake skill to ask at most {limit} question(s) per message "
                         "and to ask for the most important missing field first."

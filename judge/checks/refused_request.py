@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.dialogue_acts import meet, questions
 from judge.kb_answers import KbAnswer, content_words, gives_answer, kb_answer, kb_index
-from judge.refusal import THRESHOLD, clauses, negative, refusal_score
+from judge.refusal import THRESHOLD as REFUSAL_THRESHOLD
+from judge.refusal import clauses, negative, refusal_score
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.text import split_sentences
 
@@ -35,7 +36,7 @@ def _forbids_the_bot(answer: KbAnswer) -> bool:
 
 class RefusedRequest(Check):
     """Guarantees: a reply that refuses or deflects (`judge.refusal.refusal_score` at least
-    THRESHOLD: "I'm sorry, I can't help with that", "please contact the clinic directly", "I
+    REFUSAL_THRESHOLD: "I'm sorry, I can't help with that", "please contact the clinic directly", "I
     don't have that information") while the customer's message asks something the case's KB or
     manifest answers (`judge.kb_answers.kb_answer`: a service, a price, a duration, the hours, a
     booking) and the reply gives none of that answer (`gives_answer`) yields one critical
@@ -46,7 +47,19 @@ class RefusedRequest(Check):
     refusing sentence, so the same refusal repeated over turns is one finding; the evidence
     quotes the question, that sentence and the passage (or manifest entry) that answers it."""
 
-    check_id = "refused_request"
+    rule = Rule(
+        "refused_request",
+        "critical",
+        "deterministic",
+        "prompt",
+        "A reply refuses or deflects ('I'm sorry, I can't help with that', 'please contact the "
+        "clinic directly'; a refusal score of at least {REFUSAL_THRESHOLD}) a request the "
+        "case's KB or manifest answers - a service, a price, a duration, the opening hours, a "
+        "booking - and gives none of that answer: materially wrong guidance. Declining what "
+        "the KB does not cover is no finding.",
+        action="Answer and book what the KB covers instead of refusing",
+        thresholds={"REFUSAL_THRESHOLD": REFUSAL_THRESHOLD},
+    )
     needs = frozenset({"kb"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
@@ -54,7 +67,7 @@ class RefusedRequest(Check):
         findings: list[Finding] = []
         for turn in case.turns:
             score = refusal_score(turn.reply)
-            if score < THRESHOLD:
+            if score < REFUSAL_THRESHOLD:
                 continue
             asked = [q for q in questions(turn.customer) if q.topic]
             if not asked:
@@ -78,7 +91,6 @@ class RefusedRequest(Check):
         where = "the KB" if answer.source == "fixture" else "the org's ground truth"
         return self.finding(
             case,
-            severity="critical",
             turn_index=turn_index,
             subject=refusing[:200],
             evidence=[
@@ -91,7 +103,6 @@ class RefusedRequest(Check):
                 f"refuses or sends them elsewhere ('{refusing}') without giving any of that "
                 "answer: the bot fails the task it is there for."
             ),
-            fix_target="prompt",
             fix_text=(
                 "Tell the assistant to answer from the KB whatever it covers (services, prices, "
                 "durations, opening hours, booking) and to take bookings itself; it may decline "

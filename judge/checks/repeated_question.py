@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.checks.partner_contradiction import Said, customer_slots
 from judge.checks.questions_per_turn import question_sentences
 from judge.dialogue_acts import ASKS, PLEASE_ASK, clauses
@@ -23,7 +23,10 @@ _FILLER = frozenset(
         "whether if were was thinking prefer want wish"
     )
 )
-_SIMILAR = 0.8
+# The same question: this share of its content words in common (Jaccard), or CONTAINED when
+# the words of one are all in the other.
+SIMILAR = 0.8
+CONTAINED = 0.6
 # A reworded re-ask of the same detail: "could I get a contact number" / "can I take a contact
 # number for the booking", "how many passengers" / "how many people". The detail a question asks
 # for, by the words that name it (synonyms folded).
@@ -44,7 +47,10 @@ _SLOTS = {
     **dict.fromkeys(words("reason problem issue"), "reason"),
     **dict.fromkeys(words("member membership"), "membership"),
 }
-_REWORDED = 0.2
+# A reworded re-ask of the same detail (the same slots) shares this share of its words.
+REWORDED = 0.2
+# Asked this many times (a detail the customer had already given counts once more): major.
+MAJOR_FROM = 3
 # A bot question without a question mark (voice transcripts): an interrogative or an auxiliary
 # before its subject at the start of a clause.
 # A relative "what" ("here is what our information says") asks nothing.
@@ -227,23 +233,44 @@ def _reworded(tokens: frozenset[str], earlier: _Asked, answers: frozenset[str]) 
     return bool(
         slots
         and slots == earlier.slots
-        and _similarity(tokens, earlier.tokens) >= _REWORDED
+        and _similarity(tokens, earlier.tokens) >= REWORDED
         and not (tokens - earlier.tokens) & answers
     )
 
 
 class RepeatedQuestion(Check):
     """Guarantees: a question asked in one turn and asked again (same content words after
-    dropping politeness and question words and a plural 's', Jaccard >= 0.8) in a later turn
-    yields one finding per question: minor when asked twice, major when asked three or more
-    times; evidence quotes every occurrence. A combined question ("Which service would you
+    dropping politeness and question words and a plural 's', Jaccard >= SIMILAR) in a later
+    turn yields one finding per question: minor when asked twice, major when asked MAJOR_FROM or
+    more times; evidence quotes every occurrence. A combined question ("Which service would you
     like, and could you tell me your name?") is split into its clauses first, so a question
     repeated inside a longer one counts; a question without a '?' (a voice transcript) or a
     request ("Please enter your name.") counts too. A reworded re-ask of the same detail (a
-    shared slot such as the party size or contact number, Jaccard >= 0.3) counts unless it
+    shared slot such as the party size or contact number, Jaccard >= REWORDED) counts unless it
     takes a word from the customer's answers since (a narrower follow-up)."""
 
-    check_id = "repeated_question"
+    rule = Rule(
+        "repeated_question",
+        "minor",
+        "deterministic",
+        "skill",
+        "The same question asked again in a later turn (content words in common: Jaccard at "
+        "least {SIMILAR}, or {CONTAINED} when one's words are all in the other's; a reworded "
+        "ask for the same detail from {REWORDED}), also inside a longer combined question or as "
+        "a request ('Please enter your full name.'), or a detail the customer already gave "
+        "asked for again.",
+        action="Stop repeating questions already asked",
+        severity_when={
+            "major": "when asked {MAJOR_FROM} or more times (a detail the customer had already "
+            "given counts once more)"
+        },
+        thresholds={
+            "SIMILAR": SIMILAR,
+            "CONTAINED": CONTAINED,
+            "REWORDED": REWORDED,
+            "MAJOR_FROM": MAJOR_FROM,
+        },
+    )
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         asked: list[_Asked] = []
@@ -288,8 +315,8 @@ class RepeatedQuestion(Check):
                         len(tokens), len(earlier.tokens)
                     ) >= 2
                     if (
-                        score >= _SIMILAR
-                        or (contained and score >= 0.6)
+                        score >= SIMILAR
+                        or (contained and score >= CONTAINED)
                         or _reworded(tokens, earlier, answers)
                     ):
                         earlier.occurrences.append((turn.index, clause))
@@ -316,7 +343,7 @@ class RepeatedQuestion(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="major" if count >= 3 else "minor",
+                    severity="major" if count >= MAJOR_FROM else "minor",
                     turn_index=question.occurrences[-1][0],
                     subject=first_text[:200],
                     evidence=[
@@ -324,7 +351,6 @@ class RepeatedQuestion(Check):
                         for index, text in question.occurrences
                     ],
                     rationale=f"The responder asked '{first_text}' {count} times.",
-                    fix_target="skill",
                     fix_text=(
                         "Have the skill check the fields already collected and the customer's "
                         "previous answers before asking; if an answer was unclear, ask a narrower "
@@ -342,7 +368,7 @@ class RepeatedQuestion(Check):
             findings.append(
                 self.finding(
                     case,
-                    severity="major" if len(occurrences) >= 2 else "minor",
+                    severity="major" if len(occurrences) + 1 >= MAJOR_FROM else "minor",
                     turn_index=occurrences[-1][0],
                     subject=occurrences[0][1][:200],
                     evidence=[
@@ -358,7 +384,6 @@ class RepeatedQuestion(Check):
                         f"The customer already gave their {detail} ('{given_as[detail][0]}'), "
                         f"but the responder asked for it again."
                     ),
-                    fix_target="skill",
                     fix_text=(
                         "Have the skill fill its fields from everything the customer has said "
                         "so far, including details given before they were asked for."

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from generator.schemas import Manifest
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.claims import WEEKDAYS, day_number
 from judge.contradiction import Pair, assess
 from judge.reversals.figures import figure_reversal
@@ -88,20 +88,41 @@ class SelfContradiction(Check):
     price or duration, a day being open or its opening/closing time, offering something, a
     can/cannot, a bare yes/no to the same question) that cannot be true together with what an
     earlier reply stated on that subject, and the later reply has no acknowledgment phrase, one
-    finding per subject per turn quotes both replies: critical for a price, else major.
+    finding per subject per turn quotes both replies: critical for a fact about the business (a
+    price, duration, day or time, a service offered or not), major for a can/cannot or yes/no.
     Can/cannot and yes/no positions are exempt when the customer corrected their own details
     in between. Values of the same turn are merged; the latest statement is what later turns
     are compared with. Lexical path, for a turn those rules did not report: when a sentence of
     the reply shares at least LEXICAL_MIN_SHARED content words with a statement of an earlier
     reply, reverses it (a negation, the opposite stance, an antonym) and scores at least
     LEXICAL_THRESHOLD (`judge.contradiction`), neither being a question, a condition or
-    restriction, or a look-up, nor naming different cases (weekdays, age groups ...), one major
-    finding quotes both sentences; its subject is the reversing clause, verbatim. Figure path,
-    for a turn no other path reported: a piece of the reply giving an amount (or "free") for
-    something every earlier mention of which (its words a subset of the other's, same currency)
-    had another amount, one major finding quoting both pieces."""
+    restriction, or a look-up, nor naming different cases (weekdays, age groups ...), one
+    finding quotes both sentences (critical when both say what the business does, else major);
+    its subject is the reversing clause, verbatim. Figure path, for a turn no other path
+    reported: a piece of the reply giving an amount (or "free") for something every earlier
+    mention of which (its words a subset of the other's, same currency) had another amount,
+    one major finding quoting both pieces."""
 
-    check_id = "self_contradiction"
+    rule = Rule(
+        "self_contradiction",
+        "major",
+        "deterministic",
+        "prompt",
+        "The responder reverses a position or gives a different value for the same subject in a "
+        "later turn without acknowledging it (a reversal found by word overlap alone needs "
+        "{LEXICAL_MIN_SHARED} content words in common and a lexical contradiction score of at "
+        "least {LEXICAL_THRESHOLD}). With the semantic layer, the contradiction head confirms "
+        "each finding and, in a dialogue with no KB, reports on its own.",
+        action="Stop contradicting earlier answers",
+        severity_when={
+            "critical": "when it is a fact about the business: a price, duration, day or time, "
+            "a service offered or not, a 'we ...' statement reversed"
+        },
+        thresholds={
+            "LEXICAL_THRESHOLD": LEXICAL_THRESHOLD,
+            "LEXICAL_MIN_SHARED": LEXICAL_MIN_SHARED,
+        },
+    )
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
         findings: list[Finding] = []
@@ -146,7 +167,6 @@ class SelfContradiction(Check):
         earlier, later = pair
         return self.finding(
             case,
-            severity="major",
             turn_index=turn.index,
             subject=later.text[:200],
             evidence=[
@@ -158,7 +178,6 @@ class SelfContradiction(Check):
                 f"{later.turn} says '{later.text}', a different amount, without acknowledging "
                 "the change."
             ),
-            fix_target="prompt",
             fix_text=(
                 "Instruct the responder to stay consistent with the prices it already gave (give "
                 "it the full conversation) and to say so explicitly when it corrects one."
@@ -195,7 +214,6 @@ class SelfContradiction(Check):
                 earlier_turn, quote = closed[day]
                 return self.finding(
                     case,
-                    severity="major",
                     turn_index=turn.index,
                     subject=m.group(0),
                     evidence=[
@@ -207,7 +225,6 @@ class SelfContradiction(Check):
                         f"closed on {WEEKDAYS[day]}; the reply in turn {turn.index} welcomes the "
                         f"customer on {m.group(0)}, without acknowledging the change."
                     ),
-                    fix_target="prompt",
                     fix_text=(
                         "Have the responder check the opening days it gave before agreeing to a "
                         "visit, and say so explicitly when it corrects itself."
@@ -278,7 +295,6 @@ class SelfContradiction(Check):
                 f"({', '.join(sorted(pair.shared))}) the other way round ({reversal}), "
                 f"without acknowledging the change (lexical contradiction score {score:.2f})."
             ),
-            fix_target="prompt",
             fix_text=(
                 "Instruct the responder to stay consistent with what it already told the customer "
                 "(give it the full conversation) and, when it must correct itself, to say so "
@@ -315,7 +331,6 @@ class SelfContradiction(Check):
                 f"The reply in turn {earlier.turn} says {earlier.said}; the reply in turn "
                 f"{later.turn} says {later.said}, without acknowledging the change."
             ),
-            fix_target="prompt",
             fix_text=(
                 "Instruct the responder to stay consistent with what it already told the customer "
                 "(give it the full conversation), to check the KB before restating a price, "

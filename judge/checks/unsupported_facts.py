@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from generator.schemas import Manifest
 from judge.arithmetic import RESULT, rates_in
-from judge.checks.base import Check
+from judge.checks.base import Check, Rule
 from judge.facts import (
     Fact,
     SupportIndex,
@@ -208,7 +208,15 @@ class UnsupportedFacts(Check):
     one critical finding per sentence and turn, naming every such value of the sentence (one
     defect = one finding: "open 05:45 to 23:15" with both times wrong is one finding)."""
 
-    check_id = "unsupported_facts"
+    rule = Rule(
+        "unsupported_facts",
+        "critical",
+        "deterministic",
+        "prompt",
+        "A money amount, time, duration, percentage, phone, email or URL in a reply that is in "
+        "neither the case's fixture, the manifest nor what the customer said.",
+        action="Stop stating facts the KB does not hold",
+    )
     needs = frozenset({"kb"})
 
     def run(self, case: CaseTranscript, manifest: Manifest, config: JudgeConfig) -> list[Finding]:
@@ -243,7 +251,6 @@ class UnsupportedFacts(Check):
         several = len(facts) > 1
         return self.finding(
             case,
-            severity="critical",
             turn_index=turn_index,
             subject=subject,
             key=" + ".join(f.key for f in facts),
@@ -253,7 +260,6 @@ class UnsupportedFacts(Check):
                 f"{'appear' if several else 'appears'} nowhere in the KB fixture, the manifest or "
                 "the customer's messages."
             ),
-            fix_target="prompt",
             fix_text=" ".join(fixes),
             effort="S",
             confidence=max(_CONFIDENCE.get(f.kind, 1.0) for f in facts),

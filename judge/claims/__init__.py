@@ -27,6 +27,8 @@ from judge.claims.days import (
 from judge.claims.offers import OfferClaim, content_stems, offer_claims
 from judge.claims.segments import Segment, segments
 from judge.claims.services import (
+    ABOUT_MINUTES,
+    ABOUT_SHARE,
     Mention,
     ServiceClaim,
     ServiceNames,
@@ -46,6 +48,8 @@ from judge.claims.statements import (
 )
 
 __all__ = [
+    "ABOUT_MINUTES",
+    "ABOUT_SHARE",
     "WEEKDAYS",
     "DayClaim",
     "DayMention",

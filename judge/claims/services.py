@@ -275,8 +275,13 @@ def service_claims(text: str, manifest: Manifest) -> list[ServiceClaim]:
     return claims
 
 
+# 'About 45 minutes' holds within the larger of ABOUT_MINUTES and ABOUT_SHARE of the truth.
+ABOUT_MINUTES = 10
+ABOUT_SHARE = Decimal("0.25")
+
+
 def duration_matches(claimed: Decimal, truth: int, approximate: bool) -> bool:
-    """Exact minutes, or within max(10 min, 25%) when the text says 'about'."""
+    """Exact minutes, or within max(ABOUT_MINUTES, ABOUT_SHARE) when the text says 'about'."""
     if not approximate:
         return claimed == truth
-    return abs(claimed - truth) <= max(Decimal(10), Decimal(truth) / 4)
+    return abs(claimed - truth) <= max(Decimal(ABOUT_MINUTES), Decimal(truth) * ABOUT_SHARE)

@@ -114,7 +114,6 @@ class _Scorer:
         ]
         finding = load_check("self_contradiction").finding(
             self.case,
-            severity="major",
             turn_index=turn,
             subject=pair.later[:200],
             evidence=[
@@ -126,7 +125,6 @@ class _Scorer:
                 f"earlier: '{pair.earlier[:200]}' (semantic layer, contradiction score "
                 f"{pair.score:.2f})."
             ),
-            fix_target="prompt",
             fix_text=(
                 "Make the assistant check what it said earlier in the conversation before "
                 "stating something, and correct itself explicitly when it changes an answer."
@@ -146,7 +144,6 @@ class _Scorer:
         )
         finding = load_check(rule).finding(
             self.case,
-            severity="major",
             turn_index=turn,
             subject=asked[:200],
             evidence=[
@@ -157,7 +154,6 @@ class _Scorer:
                 f"The customer asked '{asked[:200]}' and the reply {what} (semantic layer, "
                 f"take-up score {miss:.2f})."
             ),
-            fix_target="prompt",
             fix_text=(
                 "Tell the assistant to answer the customer's question first, and to say "
                 "plainly when it does not know."

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
-from judge.rules import RULES
+from judge.rules import catalog_rows
 from qalab.orgs import organizations_for
 from runs import services
 from runs.admin.common import RunPagesBase
@@ -22,7 +22,7 @@ class StartPages(RunPagesBase):
         """The rules catalog: every rule a finding can carry, and how scores are computed."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        context = self._context(request, "Rules catalog", rules=RULES)
+        context = self._context(request, "Rules catalog", rules=catalog_rows())
         return TemplateResponse(request, "admin/runs/run/rules.html", context)
 
     def start_view(self, request: HttpRequest) -> HttpResponse:

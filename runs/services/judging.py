@@ -13,6 +13,7 @@ from judge.actions import top_actions
 from judge.engine import judge_case
 from judge.llm_actions import phrase_actions
 from judge.llm_judge import ReviewResult, review_case
+from judge.rules import CASE_ERROR
 from judge.schemas import CaseTranscript, Evidence, Finding, TopAction
 from qalab.domain import SEVERITY_ORDER
 from qalab.llm import BudgetExceeded, RunEnded
@@ -79,8 +80,8 @@ def _case_error_finding(case: RunCase) -> Finding:
     # the subject is the error as it was.
     key = re.sub(r"\d+", "#", reason)[:200]
     return Finding(
-        rule_id="case_error",
-        severity="critical",
+        rule_id=CASE_ERROR.id,
+        severity=CASE_ERROR.severity,
         case_key=case.key,
         turn_index=None,
         subject=reason[:200],
@@ -90,7 +91,7 @@ def _case_error_finding(case: RunCase) -> Finding:
             f"The conversation could not be completed: {reason[:300]}. A responder that fails "
             "answers no customer, and the case's coverage is lost."
         ),
-        fix_target="pipeline",
+        fix_target=CASE_ERROR.fix_target,
         fix_text=(
             "Make the responder answer every request within the timeout, as one JSON object of "
             "the contract (reply, extracted, status), and keep replies small."
@@ -98,7 +99,7 @@ def _case_error_finding(case: RunCase) -> Finding:
         effort="M",
         confidence=1.0,
         detector="pipeline",
-        fingerprint=gate.fingerprint("case_error", key),
+        fingerprint=gate.fingerprint(CASE_ERROR.id, key),
     )
 
 

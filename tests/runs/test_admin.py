@@ -180,11 +180,17 @@ def test_it_shows_measured_fixture_noise(admin_client, demo_org):
 
 
 def test_it_shows_the_rules_catalog_and_the_formulas(admin_client, demo_org):
-    from judge.rules import RULES
+    from django.utils.html import escape
+
+    from judge.rules import RULES, catalog_rows
 
     page = admin_client.get(reverse("admin:runs_run_rules")).content.decode()
     for rule in RULES:
         assert f"<code>{rule.id}</code>".replace("<rule>", "&lt;rule&gt;") in page
+    # The page shows the registry's texts, thresholds filled in, as docs/rules.md does.
+    for row in catalog_rows():
+        for text in (row.summary, row.other_severities, row.other_fix_targets, *row.thresholds):
+            assert escape(text) in page, (row.id, text)
     assert "How scores are computed" in page
     run = _finished_run(demo_org)
     report = admin_client.get(reverse("admin:runs_run_report", args=[run.pk])).content.decode()
