@@ -11,13 +11,14 @@ import json
 import re
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StringConstraints,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -155,6 +156,9 @@ class ServiceSpec(OrgSpec):
         return self
 
 
+Example = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+
+
 class IntakeFieldSpec(OrgSpec):
     """One detail the bot must collect before a booking."""
 
@@ -168,6 +172,17 @@ class IntakeFieldSpec(OrgSpec):
     """What the value is; the judge checks extracted values by kind."""
     choices: list[str] = Field(default_factory=list)
     """For `kind: choice`, the allowed answers (optional)."""
+    examples: list[Example] = Field(default_factory=list, max_length=20)
+    """For `kind: text`, values a customer may give, each one line; simulated customers say one.
+    Without them a value of the kind the label asks for ("Frame number": an identifier)."""
+
+    @model_validator(mode="after")
+    def _examples(self) -> IntakeFieldSpec:
+        if self.examples and self.kind != "text":
+            raise ValueError(f"examples are for text fields, not kind {self.kind}")
+        if any("\n" in e or "\r" in e for e in self.examples):
+            raise ValueError("an example is one line of text")
+        return self
 
 
 class PolicySpec(OrgSpec):

@@ -112,6 +112,7 @@ class IntakeField(models.Model):
     required = models.BooleanField(default=True)
     kind = models.CharField(max_length=10, choices=KINDS, default="text")
     choices = models.JSONField(default=list, blank=True)
+    examples = models.JSONField(default=list, blank=True, help_text="values a customer may give")
 
     class Meta:
         db_table = "qa_org_intake_fields"

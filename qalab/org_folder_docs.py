@@ -8,7 +8,7 @@ import re
 import types
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -112,6 +112,9 @@ leaves them out.
 def _type(annotation: Any) -> str:
     """A field type in words: 'text', 'list of services (below)', 'one of: a, b'."""
     origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:  # a constrained value: "text of at most 200 characters"
+        most = [m.max_length for m in args[1:] if getattr(m, "max_length", None)]
+        return _type(args[0]) + (f" of at most {most[0]} characters" if most else "")
     if origin in (Union, types.UnionType):
         named = [_type(a) for a in args if a is not type(None)]
         return " or ".join(named) + (" (or empty)" if type(None) in args else "")
@@ -154,6 +157,8 @@ def _limits(field: FieldInfo) -> list[str]:
             if value is not None:
                 if attr == "min_length":
                     words = "at least {} item(s)" if _is_list(field) else "at least {} character"
+                elif attr == "max_length" and _is_list(field):
+                    words = "at most {} item(s)"
                 found.append(words.format(value))
     return found
 

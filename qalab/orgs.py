@@ -116,6 +116,7 @@ def organization_get_context(*, organization: Organization) -> OrgContext:
                     "required": f.required,
                     "kind": f.kind,
                     "choices": f.choices,
+                    "examples": f.examples,
                 }
                 for f in organization.intake_fields.all()
             ],
@@ -154,6 +155,9 @@ def org_context_hash(context: OrgContext) -> str:
         for key, default in _LATER_SERVICE_FIELDS.items():
             if service.get(key) == default:
                 service.pop(key)
+    for field in data["intake_fields"]:
+        if not field["examples"]:  # likewise, a field's example values
+            field.pop("examples")
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return sha256_text(canonical)
 
