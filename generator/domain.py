@@ -1,4 +1,5 @@
-"""Rule-based knowledge of offering domains: plausible unoffered services and risky requests."""
+"""Rule-based knowledge of offering domains: plausible unoffered services, risky requests and the
+things customers bring in (a make, model and type, for intake fields that ask for them)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ class Domain:
     keywords: tuple[str, ...]
     adjacent_services: tuple[str, ...]
     risky_request: str
+    # (make, model, type) of things such a business works on, each triple a real combination.
+    things: tuple[tuple[str, str, str], ...] = ()
 
 
 # Order matters: the first domain whose keyword occurs in the offering wins.
@@ -43,6 +46,15 @@ DOMAINS: tuple[Domain, ...] = (
         ("motorbike servicing", "e-scooter repair", "car tyre fitting", "bike rental"),
         "My e-bike battery got really hot while charging and smells burnt. Can I open it and fix "
         "it myself, and is it okay to keep charging it overnight?",
+        (
+            ("Trek", "Marlin 5", "hardtail mountain bike"),
+            ("Brompton", "C Line", "folding bike"),
+            ("Specialized", "Allez", "road bike"),
+            ("Giant", "Escape 3", "hybrid bike"),
+            ("Gazelle", "Ultimate C8", "e-bike"),
+            ("Raleigh", "Pioneer", "city bike"),
+            ("Cube", "Kathmandu", "trekking bike"),
+        ),
     ),
     Domain(
         "hair_beauty",
@@ -53,10 +65,18 @@ DOMAINS: tuple[Domain, ...] = (
     ),
     Domain(
         "automotive",
-        ("garage", "car ", "vehicle", "tyre", "mechanic"),
+        ("garage", "car ", "vehicle", "tyre", "tires", "mechanic", "auto repair"),
         ("boat engine repair", "motorbike servicing", "car wrapping", "windscreen tinting"),
         "My brakes feel spongy and the warning light is on. Is it safe to drive it to you on "
         "the motorway?",
+        (
+            ("Toyota", "Corolla", "hatchback"),
+            ("Ford", "Focus", "estate"),
+            ("Honda", "Civic", "sedan"),
+            ("Volkswagen", "Golf", "hatchback"),
+            ("Nissan", "Qashqai", "SUV"),
+            ("Kia", "Sportage", "SUV"),
+        ),
     ),
 )
 GENERIC = Domain(

@@ -12,6 +12,8 @@ from faker import Faker
 from faker.config import AVAILABLE_LOCALES
 
 from generator.domain import open_slot
+from generator.field_values import Ask, make_text_value
+from generator.rng import derive_seed, rng_for
 from generator.schemas import Manner, Persona, WritingStyle
 from qalab.domain import IntakeFieldSpec, OrgContext, ServiceSpec
 
@@ -49,15 +51,6 @@ def service_field(org: OrgContext) -> IntakeFieldSpec | None:
     return (named or choices or [None])[0]
 
 
-def text_value(field: IntakeFieldSpec, service: ServiceSpec) -> str:
-    """A free-text answer that fits the field, grounded in the chosen service."""
-    label = field.label.casefold()
-    detail = service.description.split(".")[0].strip() if service.description else service.name
-    if any(w in label for w in ("problem", "issue", "describe", "reason", "symptom", "note")):
-        return f"Needs {service.name.lower()}: {detail[:1].lower()}{detail[1:]}"
-    return f"{field.label} for {service.name.lower()}"
-
-
 def phone_for(org: OrgContext, fake: Faker) -> str:
     """A customer phone number shaped like the org's own (same country code and grouping).
 
@@ -84,7 +77,8 @@ def make_persona(
     day_offset: int,
     manner: Manner = "direct",
 ) -> Persona:
-    """A customer with a value for every intake field; dates on open days, times within hours.
+    """A customer with a value for every intake field; dates on open days, times within hours,
+    free text of the kind its label asks for (generator/field_values.py), never the label.
 
     Facts are canonical (dates YYYY-MM-DD, times HH:MM): they are the ground truth, whatever
     words the customer uses for them in the conversation (see generator/dates/)."""
@@ -110,7 +104,24 @@ def make_persona(
         elif field.kind == "choice":
             facts[field.key] = service.name
         else:
-            facts[field.key] = text_value(field, service)
+            facts[field.key] = ""  # below: its own random streams leave the others as they were
+    person = {"name": name, "phone": phone_for(org, fake), "email": _email(name, fake)}
+    for kind in ("phone", "email"):
+        person[kind] = next(
+            (facts[f.key] for f in org.intake_fields if f.kind == kind), person[kind]
+        )
+    for field in org.intake_fields:
+        if field.kind == "text":
+            ask = Ask(
+                field=field,
+                org=org,
+                service=service,
+                fake=faker_for(org.locale, derive_seed(seed, "text", field.key))[0],
+                rng=rng_for(seed, "text", field.key),
+                start=start,
+                person=person,
+            )
+            facts[field.key] = make_text_value(ask)
     return Persona(name=name, locale=locale, style=style, facts=facts, manner=manner)
 
 

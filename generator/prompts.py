@@ -57,10 +57,10 @@ def org_brief(org: OrgContext, *, descriptions: bool = False, policies: bool = T
     lines = [org_header(org), f"Offering: {' '.join(org.offering.split())}", "Services:"]
     lines += [service_line(org, s, description=descriptions) for s in org.services]
     lines.append("Intake fields:")
-    lines += [
-        f"- {f.key} ({f.kind}, {'required' if f.required else 'optional'}): {f.label}"
-        for f in org.intake_fields
-    ]
+    for f in org.intake_fields:
+        line = f"- {f.key} ({f.kind}, {'required' if f.required else 'optional'}): {f.label}"
+        # The org's own example values show what such a field holds (never its label).
+        lines.append(line + (f" (e.g. {'; '.join(f.examples[:3])})" if f.examples else ""))
     if policies and org.policies:
         lines.append("Policies:")
         lines += [policy_line(p) for p in org.policies]

@@ -315,7 +315,8 @@ def check_blueprints(
     org: OrgContext, plan: list[PlannedScenario], max_turns: int, written: BlueprintSet
 ) -> None:
     """Written blueprints must follow the plan row for row and give the persona a value for
-    every intake field (the ground truth of extraction); raises ValueError saying what is off."""
+    every intake field (the ground truth of extraction), a value and not the label of a text
+    field ("Bike make and type: Bike make and type ..."); raises ValueError saying what is off."""
     got = [(b.key, b.scenario_type, b.fixture_key) for b in written.blueprints]
     want = [(p.key, p.scenario_type, p.fixture_key) for p in plan]
     if got != want:
@@ -325,5 +326,12 @@ def check_blueprints(
         missing = sorted(k for k in keys if not b.persona.facts.get(k, "").strip())
         if missing:
             raise ValueError(f"{b.key}: persona facts lack {missing}")
+        echoed = [
+            f.key
+            for f in org.intake_fields
+            if f.kind == "text" and f.label.casefold() in b.persona.facts[f.key].casefold()
+        ]
+        if echoed:
+            raise ValueError(f"{b.key}: facts {echoed} repeat the field's label; give a value")
         if b.max_turns != max_turns:
             raise ValueError(f"{b.key}: max_turns must be {max_turns}")
