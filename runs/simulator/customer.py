@@ -45,11 +45,19 @@ _KIND_WORDS: dict[str, tuple[str, ...]] = {
     "service": ("service", "treatment", "repair", "which", "what kind"),
 }
 _PHONE = re.compile(r"\+?\d[\d ()-]{6,}\d")
+_NOT_PHONE = re.compile(r"[^\d\s()+./-]")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_HHMM = re.compile(r"\d{2}:\d{2}")
 
 
-def fact_kind(key: str) -> str:
+def fact_kind(key: str, value: str | None = None, name: str | None = None) -> str:
+    """The kind of a persona fact, read off its key; with its `value` (and the persona's
+    `name`), checked against what it holds: a `frame_number` holding "WTU12345C67" is no phone
+    number, a `pet_name` holding "Bella" is not the customer's name, a `datum` holding
+    2026-03-10 is a date (the generator writes dates and times in these forms only)."""
     text = key.replace("_", " ").casefold()
-    for kind, hints in (
+    kind = "other"
+    for candidate, hints in (
         ("email", ("email",)),
         ("phone", ("phone", "mobile", "number")),
         ("date", ("date", "day")),
@@ -58,8 +66,27 @@ def fact_kind(key: str) -> str:
         ("service", ("service", "treatment", "repair")),
     ):
         if any(h in text for h in hints):
-            return kind
-    return "other"
+            kind = candidate
+            break
+    if value is None:
+        return kind
+    value = value.strip()
+    if _ISO_DATE.fullmatch(value) or _HHMM.fullmatch(value):
+        return "date" if "-" in value else "time"
+    mismatch = {
+        "date": True,
+        "time": True,
+        "email": "@" not in value,
+        "phone": bool(_NOT_PHONE.search(value)) or sum(c.isdigit() for c in value) < 7,
+        "name": name is not None and value != name,
+    }
+    return "other" if mismatch.get(kind, False) else kind
+
+
+def _kinds(blueprint: Blueprint) -> dict[str, str]:
+    """Every persona fact's kind, checked against its value (`fact_kind`)."""
+    persona = blueprint.persona
+    return {k: fact_kind(k, v, persona.name) for k, v in persona.facts.items()}
 
 
 def asked_facts(reply: str, facts: dict[str, str]) -> list[str]:
@@ -69,15 +96,21 @@ def asked_facts(reply: str, facts: dict[str, str]) -> list[str]:
     if not questions:
         return []
     key_words = {key: key.replace("_", " ").casefold().split() for key in facts}
+    # A key asked for by name ("frame number") is asked for, and its words say nothing of the
+    # other facts ("number" there does not ask for the phone).
+    named = {k for k, ws in key_words.items() if len(ws) > 1 and " ".join(ws) in questions}
+    rest = questions
+    for key in named:
+        rest = rest.replace(" ".join(key_words[key]), " ")
     asked = []
     for key in facts:
-        kind = fact_kind(key)
+        kind = fact_kind(key, facts[key])
         # A word that other keys share ("preferred" in preferred_date and preferred_time)
         # does not say which of them is asked for.
         shared = {w for other, ws in key_words.items() if other != key for w in ws}
         own = tuple(w for w in key_words[key] if w not in shared)
         hints = _KIND_WORDS.get(kind, ()) + own
-        if any(h in questions for h in hints if len(h) > 2):
+        if key in named or any(h in rest for h in hints if len(h) > 2):
             asked.append(key)
     return asked
 
@@ -137,13 +170,14 @@ def _answer(keys: list[str], blueprint: Blueprint, rng: random.Random, plain: bo
     persona = blueprint.persona
     speaker = Speaker(persona, rng, blueprint.reference_date)
     facts = persona.facts
-    kinds = {fact_kind(k): k for k in keys}
+    kind_of = _kinds(blueprint)
+    kinds = {kind_of[k]: k for k in keys}
     parts = []
     details = []  # free-text answers: whole sentences, said last
     if "date" in kinds and "time" in kinds:
         parts.append(speaker.slot(facts[kinds["date"]], facts[kinds["time"]]))
     for key in keys:
-        kind = fact_kind(key)
+        kind = kind_of[key]
         value = facts[key]
         if kind in ("date", "time") and "date" in kinds and "time" in kinds:
             continue
@@ -174,30 +208,31 @@ def _answerable(blueprint: Blueprint, history: list[Turn], message: str) -> list
         return []
     facts = blueprint.persona.facts
     today = blueprint.reference_date
+    kind = _kinds(blueprint)
     asked = asked_facts(history[-1].reply, facts)
     keys = [
         k
         for k in asked
-        if not _already_said(fact_kind(k), facts[k], history, today)
-        and not states(fact_kind(k), facts[k], message, today)
+        if not _already_said(kind[k], facts[k], history, today)
+        and not states(kind[k], facts[k], message, today)
     ]
     if blueprint.expected_status == "AWAITING_RESPONSE":
-        keys = [k for k in keys if fact_kind(k) != "service"]
+        keys = [k for k in keys if kind[k] != "service"]
     given = _given_kinds(message)
-    keys = [k for k in keys if fact_kind(k) not in given][:2]
+    keys = [k for k in keys if kind[k] not in given][:2]
     manner = blueprint.persona.manner
     if manner == "hesitant":
-        answered = [k for k in asked if states(fact_kind(k), facts[k], message, today)]
+        answered = [k for k in asked if states(kind[k], facts[k], message, today)]
         turns_left = blueprint.max_turns - len(history) - 1
         if message and answered:
             return []
         if len(keys) > 1 and turns_left >= 2:
             keys = keys[:1]
-    if manner == "chatty" and any(fact_kind(k) == "date" for k in keys):
+    if manner == "chatty" and any(kind[k] == "date" for k in keys):
         extra = [
             k
             for k in facts
-            if fact_kind(k) == "time"
+            if kind[k] == "time"
             and k not in keys
             and not _already_said("time", facts[k], history, today)
             and "time" not in given

@@ -10,6 +10,7 @@ import pytest
 from generator.schemas import Blueprint, Persona, ReplyStep
 from judge.fields import values_match
 from judge.schemas import Turn
+from qalab.llm import Engine
 from runs.simulator.customer import asked_facts, customer_next_message, fact_kind, states
 from runs.simulator.extraction import extract_fields
 from tests.simulator.helpers import FIELDS, SERVICES
@@ -255,3 +256,22 @@ def test_a_casual_answer_keeps_its_fragments_apart():
         clean = _answer(["full_name", "phone"], _blueprint(facts=facts), random.Random(seed))
         first, second = clean.split(". ", 1)
         assert "Ann Lee" in first and second.endswith("+353 1 234 5678."), clean
+
+
+def test_fact_kind_checks_the_key_against_the_value() -> None:
+    assert fact_kind("frame_number", "WTU12345C67") == "other"  # no phone number
+    assert fact_kind("phone", "+353 1 234 5678") == "phone"
+    assert fact_kind("datum", "2026-12-02") == "date"
+    assert fact_kind("date_of_birth", "3 July 1953") == "other"  # said as written, not as a day
+    assert fact_kind("pet_name", "Bella", "Ann Lee") == "other"
+    assert fact_kind("full_name", "Ann Lee", "Ann Lee") == "name"
+
+
+def test_it_answers_a_free_text_question_with_the_persona_value(engine: Engine) -> None:
+    facts = {**FACTS, "frame_number": "WTU12345C67"}
+    history = _history(
+        ("Hi, I'd like to book.", "Could you tell me your frame number?", "AWAITING_RESPONSE")
+    )
+    message = _next(_blueprint(facts=facts), history, engine)
+    assert "Frame number: WTU12345C67" in message
+    assert "number is" not in message
