@@ -18,8 +18,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     StringConstraints,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
@@ -28,10 +30,11 @@ from qalab.json_mapping import PathSyntaxError, as_text, json_problem, parse_pat
 from qalab.redact import redact
 from qalab.values import PriceKind
 from qalab.values.org_fields import (
-    check_price_currencies,
     check_service,
-    service_fields,
-    with_currency,
+    read_hours_field,
+    read_hours_line,
+    read_org,
+    read_service,
 )
 
 # --------------------------------------------------------------------------- findings
@@ -74,7 +77,6 @@ KB_TITLE_MAX = 300
 PRICE_MAX_DIGITS, PRICE_DECIMALS = 10, 2
 PRICE_MAX = Decimal("99999999.99")
 DURATION_MAX = 100_000  # minutes (about ten weeks): no service of a booking lasts longer
-_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 # Forms a price and a duration may be written in (docs/org-folder.md lists them).
 PRICE_EXAMPLES = [
     "80", "52.00", "£52", "52 GBP", "EUR 45", "45,50 €", "€1,234.50", "1.234,50 €", "CHF 120.-",
@@ -145,10 +147,10 @@ class ServiceSpec(OrgSpec):
     description: str = ""
     """What the service is, in a sentence or two."""
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _read_values(cls, data: Any) -> Any:
-        return service_fields(data)
+    def _read(cls, data: Any, handler: ModelWrapValidatorHandler[ServiceSpec]) -> ServiceSpec:
+        return read_service(data, handler)
 
     @model_validator(mode="after")
     def _ranges(self) -> ServiceSpec:
@@ -206,21 +208,19 @@ class SkillSpec(OrgSpec):
 
 
 class HoursSpec(OrgSpec):
-    """One opening-hours line, e.g. days="Mon-Fri", opens="09:00", closes="18:00"."""
+    """One opening-hours line, e.g. days="Mon-Fri", opens="9am", closes="5:30pm" (stored 17:30)."""
 
     days: str = Field(min_length=1)
     """The days it covers: "Mon-Fri", "Sat", "Tue-Thu"."""
     opens: str
-    """Opening time, 24-hour HH:MM ("08:30")."""
+    """Opening time: "08:30", "8:30am", "9", "noon"."""
     closes: str
-    """Closing time, 24-hour HH:MM ("18:00")."""
+    """Closing time: "18:00", "6pm", "5" (after a morning opening: 17:00), "midnight"."""
 
-    @field_validator("opens", "closes")
+    @model_validator(mode="wrap")
     @classmethod
-    def _hhmm(cls, value: str) -> str:
-        if not _HHMM.match(value):
-            raise ValueError("must be a 24-hour time HH:MM")
-        return value
+    def _read_times(cls, data: Any, handler: ModelWrapValidatorHandler[HoursSpec]) -> HoursSpec:
+        return read_hours_line(data, handler)
 
 
 class ContactSpec(OrgSpec):
@@ -453,13 +453,18 @@ class OrgContext(OrgSpec):
     skills: list[SkillSpec] = Field(default_factory=list)
     """Instructions for the bot."""
     hours: list[HoursSpec] = Field(default_factory=list)
-    """Opening hours."""
+    """Opening hours: text as the business writes them, `{days: times}`, or a list of lines."""
     contact: ContactSpec = Field(default_factory=ContactSpec)
     """Contact details."""
     responder: str | None = Field(default=None, max_length=RESPONDER_MAX)
     responder_http: ResponderHttp | None = None
     kb: list[KbDocumentSpec] = Field(default_factory=list)
     """Read from `kb/*.md`; a `kb` field in org.yaml is an error."""
+
+    @field_validator("hours", mode="wrap")
+    @classmethod
+    def _read_hours(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> list[HoursSpec]:
+        return read_hours_field(value, handler)
 
     @field_validator("intake_fields", "policies", "kb")
     @classmethod
@@ -486,13 +491,7 @@ class OrgContext(OrgSpec):
             )
         return self
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _currency(cls, data: Any) -> Any:
-        return with_currency(data)
-
-    @model_validator(mode="after")
-    def _prices_in_currency(self) -> OrgContext:
-        texts = [s.price_text for s in self.services]
-        check_price_currencies(texts, self.currency, self.locale)
-        return self
+    def _currency(cls, data: Any, handler: ModelWrapValidatorHandler[OrgContext]) -> OrgContext:
+        return read_org(data, handler, default_currency=cls.model_fields["currency"].default)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +10,19 @@ import yaml
 from pydantic import ValidationError
 
 from qalab.domain import OrgContext
+from qalab.org_folder_errors import Problem, report, validation_problems
 from qalab.safe_yaml import YamlLimitError, YamlLimits, load_yaml
 
 DEMO_ORG_DIR = Path(__file__).resolve().parent / "demo_org"
 
 
 class OrgFolderError(Exception):
-    """The folder is not a valid org folder; the message names the file and the field."""
+    """The folder is not a valid org folder: every problem found, each naming the file, the
+    field and the value (`problems`); the message is one line per problem."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(report(problems))
+        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -33,19 +38,23 @@ class OrgFolderLimits:
     """Nesting and alias expansion of org.yaml."""
 
 
-def _read_capped(path: Path, size: int, limits: OrgFolderLimits) -> bytes:
-    """The file's bytes, refused above the per-file cap (checked on the size, then on what is
-    read, so a file growing meanwhile is no way around it)."""
+def _read_capped(
+    path: Path, size: int, limits: OrgFolderLimits, problems: list[Problem]
+) -> bytes | None:
+    """The file's bytes, or None (and a problem) above the per-file cap (checked on the size,
+    then on what is read, so a file growing meanwhile is no way around it)."""
     over = (
-        f"{path}: {{size:,}} bytes, over the limit of {limits.max_file_bytes:,} bytes per file "
-        "(QALAB_ORG_MAX_FILE_BYTES)"
+        "{size:,} bytes, over the limit of "
+        f"{limits.max_file_bytes:,} bytes per file (QALAB_ORG_MAX_FILE_BYTES)"
     )
     if size > limits.max_file_bytes:
-        raise OrgFolderError(over.format(size=size))
+        problems.append(Problem(str(path), over.format(size=size)))
+        return None
     with path.open("rb") as handle:
         data = handle.read(limits.max_file_bytes + 1)
     if len(data) > limits.max_file_bytes:
-        raise OrgFolderError(over.format(size=len(data)))
+        problems.append(Problem(str(path), over.format(size=len(data))))
+        return None
     return data
 
 
@@ -59,128 +68,141 @@ def _yaml_error(exc: yaml.YAMLError) -> str:
     return " ".join(str(exc).split())
 
 
-def _describe(error: ValidationError, filename: str) -> str:
-    if error.error_count() == 1:  # one failure, one line
-        item = error.errors()[0]
-        return f"{filename}: field {_where(item['loc'])}: {item['msg']}{_shown_value(item)}"
-    lines = [f"{filename}: {error.error_count()} invalid field(s)"]
-    for item in error.errors():
-        lines.append(
-            f"  {filename}: field {_where(item['loc'])}: {item['msg']}{_shown_value(item)}"
-        )
-    return "\n".join(lines)
-
-
-def _where(loc: tuple[Any, ...]) -> str:
-    """The field as the folder writes it, and as pydantic names it when that differs:
-    `'services[2].price' (services.2.price)`."""
-    dotted = ".".join(str(part) for part in loc)
-    if not dotted:
-        return "'(top level)'"
-    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
-    return f"'{path}'" if path == dotted else f"'{path}' ({dotted})"
-
-
-# Fields whose values an error may repeat (no secret lives there): services, hours, intake
-# fields, currency, locale and slug.
-_SHOWN = frozenset({"services", "hours", "intake_fields", "currency", "locale", "slug"})
-
-
-def _shown_value(item: Any) -> str:
-    """` (got '...')` for a value the message does not quote already, in the fields of
-    `_SHOWN` and responder_http. Never a header or query value, nor a free-text field: those
-    may hold what must not be shown."""
-    loc, value = item["loc"], item.get("input")
-    shown = loc[:1] == ("responder_http",) or (loc[:1] and loc[0] in _SHOWN)
-    if not shown or loc[1:2] in (("headers",), ("query",)):
-        return ""
-    if not isinstance(value, (str, int, float, Decimal)) or (
-        value != "" and str(value) in item["msg"]
-    ):
-        return ""
-    return f" (got {str(value)[:80]!r})"
-
-
-def load_org_folder(path: Path | str, *, limits: OrgFolderLimits | None = None) -> OrgContext:
-    """Parse and validate the folder; raise OrgFolderError naming the file and field at fault
-    (one line per failure) or the limit it breaks (`limits`, default `OrgFolderLimits()`)."""
-    limits = limits or OrgFolderLimits()
-    folder = Path(path)
-    if not folder.is_dir():
-        raise OrgFolderError(f"{folder}: not a directory")
-    org_file = folder / "org.yaml"
-    for path in (org_file, folder / "kb"):
-        if path.is_symlink():
-            raise OrgFolderError(f"{path}: a symbolic link; an org folder holds its own files only")
+def _read_org_yaml(
+    org_file: Path, limits: OrgFolderLimits, problems: list[Problem]
+) -> dict[str, Any] | None:
+    """org.yaml's fields, or None (and a problem) when it cannot be read as a mapping."""
+    name = str(org_file)
+    if org_file.is_symlink():
+        problems.append(Problem(name, "a symbolic link; an org folder holds its own files only"))
+        return None
     if not org_file.is_file():
-        raise OrgFolderError(f"{org_file}: missing (an org folder needs org.yaml)")
-    raw = _read_capped(org_file, org_file.stat().st_size, limits)
+        problems.append(Problem(name, "missing (an org folder needs org.yaml)"))
+        return None
+    raw = _read_capped(org_file, org_file.stat().st_size, limits, problems)
+    if raw is None:
+        return None
     try:
         data = load_yaml(raw.decode("utf-8"), limits.yaml)
     except UnicodeDecodeError as exc:
-        raise OrgFolderError(f"{org_file}: not UTF-8 text: {exc}") from None
+        problems.append(Problem(name, f"not UTF-8 text: {exc}"))
+        return None
     except YamlLimitError as exc:
-        raise OrgFolderError(f"{org_file}: field '{exc.field}': {exc.message}") from None
+        problems.append(Problem(name, f"{exc.field}: {exc.message}"))
+        return None
     except yaml.YAMLError as exc:
-        raise OrgFolderError(f"{org_file}: not valid YAML: {_yaml_error(exc)}") from None
+        problems.append(Problem(name, f"not valid YAML: {_yaml_error(exc)}"))
+        return None
     if not isinstance(data, dict):
-        raise OrgFolderError(f"{org_file}: must be a mapping of fields, got {type(data).__name__}")
+        problems.append(Problem(name, f"must be a mapping of fields, got {type(data).__name__}"))
+        return None
     if "kb" in data:
-        raise OrgFolderError(
-            f"{org_file}: field 'kb': KB documents belong in kb/*.md, not org.yaml"
-        )
-    kb = _read_kb(folder / "kb", limits)
+        problems.append(Problem(name, "kb: KB documents belong in kb/*.md, not in org.yaml"))
+        data = {k: v for k, v in data.items() if k != "kb"}
+    return data
+
+
+def load_org_folder(path: Path | str, *, limits: OrgFolderLimits | None = None) -> OrgContext:
+    """Parse and validate the folder; raise OrgFolderError with every problem found in one
+    pass (org.yaml's fields, the KB files, the limits of `limits`, default
+    `OrgFolderLimits()`), each naming the file, the field and the value."""
+    limits = limits or OrgFolderLimits()
+    folder = Path(path)
+    if not folder.is_dir():
+        raise OrgFolderError([Problem(str(folder), "not a directory")])
+    problems: list[Problem] = []
+    org_file = folder / "org.yaml"
+    data = _read_org_yaml(org_file, limits, problems)
+    kb, kb_files = _read_kb(folder / "kb", limits, problems)
+    if data is None:
+        raise OrgFolderError(problems)
     try:
-        return OrgContext.model_validate({**data, "kb": kb})
+        context = OrgContext.model_validate({**data, "kb": kb})
     except ValidationError as exc:
-        raise OrgFolderError(_describe(exc, str(org_file))) from None
+        problems += validation_problems(exc, org_file, data, kb_files)
     except RecursionError:  # the YAML limits make this unreachable; never a traceback
-        raise OrgFolderError(f"{org_file}: nested too deeply") from None
+        problems.append(Problem(str(org_file), "nested too deeply"))
+    if problems:
+        raise OrgFolderError(problems)
+    return context
 
 
-def _read_kb(kb_dir: Path, limits: OrgFolderLimits) -> list[dict[str, str]]:
-    """The kb/*.md documents, sizes checked before anything is read."""
+def _kb_candidates(kb_dir: Path, problems: list[Problem]) -> list[tuple[Path, int]]:
+    """The kb/*.md documents that may be read, with their sizes: regular files, one per name."""
+    if kb_dir.is_symlink():
+        problems.append(
+            Problem(str(kb_dir), "a symbolic link; an org folder holds its own files only")
+        )
+        return []
     docs = sorted(kb_dir.glob("*.md")) if kb_dir.is_dir() else []
-    sizes, names = [], {}
+    out: list[tuple[Path, int]] = []
+    names: dict[str, Path] = {}
     for doc in docs:
         if doc.is_symlink() or not doc.is_file():
             # A link could import any file of the machine (/etc/passwd) into fixtures and reports.
-            raise OrgFolderError(f"{doc}: not a regular file (symbolic links are not followed)")
+            problems.append(
+                Problem(str(doc), "not a regular file (symbolic links are not followed)")
+            )
+            continue
         other = names.setdefault(doc.stem.casefold(), doc)
         if other is not doc:
-            raise OrgFolderError(
-                f"{other} and {doc}: two KB documents with the same name (names are compared "
-                "without case: rename or merge one)"
+            problems.append(
+                Problem(
+                    f"{other} and {doc}",
+                    "two KB documents with the same name (names are compared without case: "
+                    "rename or merge one)",
+                )
             )
-        size = doc.stat().st_size
-        if size > limits.max_file_bytes:
-            _read_capped(doc, size, limits)  # raises, naming the file
-        sizes.append(size)
-    if sum(sizes) > limits.max_kb_bytes:
-        raise OrgFolderError(
-            f"{kb_dir}/*.md: {len(docs)} KB documents of {sum(sizes):,} bytes together, over "
-            f"the limit of {limits.max_kb_bytes:,} bytes per organization (QALAB_ORG_MAX_KB_BYTES)"
+            continue
+        out.append((doc, doc.stat().st_size))
+    return out
+
+
+def _read_kb(
+    kb_dir: Path, limits: OrgFolderLimits, problems: list[Problem]
+) -> tuple[list[dict[str, str]], list[Path]]:
+    """The kb/*.md documents and their files, sizes checked before anything is read; each
+    unreadable one is a problem."""
+    docs = _kb_candidates(kb_dir, problems)
+    total = sum(size for _, size in docs)
+    if total > limits.max_kb_bytes:
+        problems.append(
+            Problem(
+                f"{kb_dir}/*.md",
+                f"{len(docs)} KB documents of {total:,} bytes together, over the limit of "
+                f"{limits.max_kb_bytes:,} bytes per organization (QALAB_ORG_MAX_KB_BYTES)",
+            )
         )
-    kb, total = [], 0
-    for doc, size in zip(docs, sizes, strict=True):
-        data = _read_capped(doc, size, limits)
-        total += len(data)
-        if total > limits.max_kb_bytes:  # a file grew since its size was taken
-            raise OrgFolderError(
-                f"{kb_dir}/*.md: over the limit of {limits.max_kb_bytes:,} bytes per "
-                "organization (QALAB_ORG_MAX_KB_BYTES)"
+        return [], []
+    kb, files, read = [], [], 0
+    for doc, size in docs:
+        data = _read_capped(doc, size, limits, problems)
+        if data is None:
+            continue
+        read += len(data)
+        if read > limits.max_kb_bytes:  # a file grew since its size was taken
+            problems.append(
+                Problem(
+                    f"{kb_dir}/*.md",
+                    f"over the limit of {limits.max_kb_bytes:,} bytes per organization "
+                    "(QALAB_ORG_MAX_KB_BYTES)",
+                )
             )
+            return [], []
         try:
             # Universal newlines, as a text-mode read gives them (the stored hashes rely on it).
             text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         except UnicodeDecodeError as exc:
-            raise OrgFolderError(f"{doc}: not UTF-8 text: {exc}") from None
+            problems.append(Problem(str(doc), f"not UTF-8 text: {exc}"))
+            continue
         if not text.strip():
-            raise OrgFolderError(f"{doc}: empty KB document")
+            problems.append(Problem(str(doc), "empty KB document"))
+            continue
         first = text.strip().splitlines()[0]
         title = first.lstrip("#").strip() if first.startswith("#") else doc.stem.replace("-", " ")
         kb.append({"slug": doc.stem.lower(), "title": title, "text": text})
-    return kb
+        files.append(doc)
+    return kb, files
 
 
 if __name__ == "__main__":  # python -m qalab.org_folder [PATH]: write docs/org-folder.md

@@ -27,11 +27,16 @@ one. -->
 
 An org folder holds `org.yaml` (the fields below) and `kb/*.md` (the knowledge base, one
 Markdown document per file). `manage.py qalab_import_org DIR` validates all of it and imports
-it in one transaction; a broken folder imports nothing and gets one line per invalid field,
-naming the file, the field as the folder writes it, and the value:
+it in one transaction. A broken folder imports nothing and gets every problem at once (the
+fields of `org.yaml`, the KB files, the limits), one line each, naming the file, the field as
+the folder writes it and the value, with an example of what is expected:
 
 ```
-org.yaml: field 'services[2].price' (services.2.price): no amount in this price: ... (got 'abc')
+invalid org folder, nothing imported: 4 problems
+  org/org.yaml: currency: 'XYZ' is not a currency; write an ISO 4217 code or a symbol, e.g. 'EUR', 'GBP' or '£'
+  org/org.yaml: hours[1].closes: '25:00' is not a time; write e.g. '17:30' or '5:30pm'
+  org/org.yaml: services[2].duration: 1.5 — not whole minutes: write minutes, e.g. '90' or '1h30'
+  org/org.yaml: name: missing (required); write e.g. 'Harbour Lane Dental'
 ```
 
 Values are checked against what the tables hold (a 300-character name, a price of 10^9, a
@@ -58,7 +63,7 @@ locale: en_IE
 currency: EUR
 offering: "What the business does"   # required
 contact: {phone: "+353 1 555 0142", email: hello@example.ie, address: "...", website: "..."}
-hours: [{days: Mon-Thu, opens: "08:30", closes: "18:00"}]
+hours: "Mon-Thu 8:30am-6pm, Fri 8:30-4, closed Sundays"   # or [{days: Mon-Thu, opens: "08:30", closes: "18:00"}]
 services: [{name: Hygiene clean, price: 80, duration: 45, description: "..."}]   # >= 1; or price: "from €80", duration: 1h 30
 intake_fields: [{key: phone, label: Phone number, required: true, kind: phone}]  # kind: name|phone|email|date|time|text|choice
 policies: [{id: cancellation, text: "...", critical: true}]
@@ -106,6 +111,39 @@ is not whole minutes (write `1.5 hours`, not `1.5`).
 
 Fields marked *set by the import* are filled in from `price` and `duration`; an org folder
 leaves them out.
+
+## Opening hours as businesses write them
+
+`hours` takes text, a mapping of days to times, or a list of lines (text or `{days, opens,
+closes}`); the import reads them (`qalab.values.hours`, on the clock reader the judge reads
+replies with) into lines with 24-hour times, which the manifest and the fixtures state:
+
+```yaml
+hours: "Mon-Fri 9am-5:30pm, Sat 10-2, closed Sundays"
+hours: {Mon-Fri: 9-5, Sat: "10:00-14:00", Sun: closed}
+hours: ["Mon-Fri 9-5", {days: Sat, opens: 10am, closes: 2pm}]
+```
+
+A time range with days before it, after it or none (`9am–5:30pm`, `9-5`, `09:00-17:30`, `Mon–Fri
+9 to 5`, `9-5 Mon-Fri`, `Sat noon-midnight`); several separated by commas, semicolons or lines;
+a range without days after one with days is more hours of those days (`Mon-Fri 9-12, 14-18`),
+a first range without days covers every day. Closed days (`closed Sundays`, `Sunday: closed`,
+`Sat & Sun closed`) are taken out of the lines written as text (`9-5, closed Sundays` is Mon-Sat
+09:00-17:00). Times: `17:30`, `17.30`, `17h30`, `1730`, `5:30pm`, `5.30 p.m.`, `5 PM`, `noon`,
+`midnight` (00:00), a bare hour `9`; day names in English (`Mon`, `Monday`, `Mondays`,
+`weekdays`, `weekends`, `daily`); a hyphen, an en dash or `to` between two times or two days.
+Lines read from text name their days canonically (`Mon-Fri`, `Sat, Sun`, `Mon-Sun`).
+
+**Which half of the day.** A time without am/pm is read on the 24-hour clock, except that a
+closing time that would not be after the opening time is read as pm when that puts it after
+(`9-5` is 09:00-17:00, `10-2` is 10:00-14:00, `12-6` is 12:00-18:00), and an opening time
+without am/pm before a pm closing time is pm too when it still opens before the close (`7-11pm`
+is 19:00-23:00, `9-5pm` is 09:00-17:00). A time with a two-digit hour and minutes (`10:00`,
+`17:30`) is always 24-hour. A closing time before the opening time after that is past midnight
+(`6pm-2am`, `22:00-02:00`). Write am/pm or 24-hour times to mean otherwise.
+
+YAML reads numbers as YAML 1.2 does, so `closes: 17:30` and `opens: 0730` are the times they
+look like, not the numbers 1050 and 472 (YAML 1.1's base 60 and octal).
 """
 
 

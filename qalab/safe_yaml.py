@@ -6,11 +6,14 @@ repeated key silently replaces the first. `load_yaml` composes the node graph wi
 then walks it once (iteratively, each shared node once) before building any Python value:
 a recursive alias, nesting deeper than `max_depth` once aliases are followed, aliases adding more
 than `max_alias_nodes` values, or a key given twice in one mapping is a `YamlLimitError` naming
-the field. Pure Python, no Django: the generator and the judge's examples read org folders too.
+the field. Numbers are read as YAML 1.2 reads them: `closes: 17:30` is the text "17:30" (YAML
+1.1 made it 1050, in base 60) and `opens: 0730` the text "0730" (not the octal 472). Pure Python,
+no Django: the generator and the judge's examples read org folders too.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,10 +51,24 @@ def _field(parts: list[str], limit: int = 6) -> str:
     return (shown + ("…" if len(parts) > limit else "")) or "(top level)"
 
 
+_INT_TAG, _FLOAT_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+# YAML 1.2's integers and floats: no base 60 ("17:30"), no octal from a leading zero ("0730").
+_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$|^[-+]?0x[0-9a-fA-F_]+$|^[-+]?0b[01_]+$")
+_FLOAT = re.compile(
+    r"^[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?$"
+    r"|^[-+]?\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?$|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
+)
+
+
 class _LimitedLoader(yaml.SafeLoader):
-    """SafeLoader whose composer stops at `limits.max_depth` before Python's stack does."""
+    """SafeLoader whose composer stops at `limits.max_depth` before Python's stack does, and
+    whose numbers are YAML 1.2's."""
 
     limits: YamlLimits = YamlLimits()
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT_TAG, _FLOAT_TAG)]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -70,6 +87,10 @@ class _LimitedLoader(yaml.SafeLoader):
         finally:
             if parent is not None:
                 self._path.pop()
+
+
+_LimitedLoader.add_implicit_resolver(_INT_TAG, _INT, list("-+0123456789"))
+_LimitedLoader.add_implicit_resolver(_FLOAT_TAG, _FLOAT, list("-+0123456789."))
 
 
 def _children(node: Node) -> list[tuple[str, Node]]:

@@ -16,6 +16,17 @@ COUNTRY_CURRENCY = {
     "JP": "JPY", "CN": "CNY", "IN": "INR", "PK": "PKR", "LK": "LKR", "NP": "NPR",
 }  # fmt: skip
 _CODE = re.compile(r"^[A-Za-z]{3}$")
+# ISO 4217: the codes a `currency` field may be written as.
+_ISO_CODES = """AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD
+    BTN BWP BYN BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD
+    EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HRK HTG HUF IDR ILS INR IQD
+    IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA
+    MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP
+    PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP
+    SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST
+    XAF XCD XCG XOF XPF YER ZAR ZMW ZWG ZWL"""
+ISO_4217 = frozenset(_ISO_CODES.split())
+_WRITE_A_CODE = "write an ISO 4217 code or a symbol, e.g. 'EUR', 'GBP' or '£'"
 
 
 def _country(locale: str) -> str:
@@ -37,11 +48,11 @@ def normalize_currency(value: str, locale: str) -> str:
     """'gbp' / '£' / 'pounds' -> 'GBP'; '$' -> 'USD' (or 'CAD' for en_CA); raise ValueError for
     a value that names no currency."""
     text = value.strip()
-    if _CODE.match(text):
+    if _CODE.match(text) and text.upper() in ISO_4217:
         return text.upper()
-    codes = currencies_of(text) if text else ()
-    if not codes or not _CODE.match(codes[0]) or codes[0].casefold() == text.casefold():
-        raise ValueError(f"not a currency: write an ISO code such as EUR, GBP or USD ({text!r})")
+    codes = tuple(c for c in currencies_of(text) if c in ISO_4217) if text else ()
+    if not codes:
+        raise ValueError(f"{text[:40]!r} is not a currency; {_WRITE_A_CODE}")
     code = choose(codes, locale)
     if code is None:
         raise ValueError(f"{text!r} may be {', '.join(codes)}: write the ISO code")

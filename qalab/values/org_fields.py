@@ -1,27 +1,70 @@
-"""The validation behind `qalab.domain.ServiceSpec` and `OrgContext`'s currency: a service's
-price and duration read from a number or the org's own words, and one currency per
+"""The validation behind `qalab.domain`'s org specs: a service's price and duration read from
+a number or the org's own words, opening hours as businesses write them, and one currency per
 organization. Errors are pydantic ValidationErrors at the field at fault (`services.2.price`)
-with the value as written, so the org folder loader can name the file, the field and the value.
+with the value as written, so the org folder loader can name the file, the field and the value;
+every failure of a folder is reported at once (`validated`: what is read before pydantic
+validates the rest is reported together with what pydantic finds).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
 from qalab.values.currency import choose, infer_currency, normalize_currency, price_currencies
+from qalab.values.hours import read_hours, read_time_pair
 from qalab.values.service_values import ValueFormError, read_duration, read_price
 
+Loc = tuple[str | int, ...]
+T = TypeVar("T")
 
-def invalid(title: str, loc: tuple[str | int, ...], value: Any, message: str) -> ValidationError:
+
+def line_error(loc: Loc, value: Any, message: str, kind: str = "value_error") -> InitErrorDetails:
+    """One failure, as pydantic reports its own: at `loc`, with the value as written."""
+    error = PydanticCustomError(kind, "{message}", {"message": message})
+    return InitErrorDetails(type=error, loc=loc, input=value)
+
+
+def again(item: ErrorDetails, loc: Loc | None = None) -> InitErrorDetails:
+    """A reported failure as one to report again (at `loc`, when given)."""
+    where = item["loc"] if loc is None else loc
+    return line_error(where, item.get("input"), item["msg"], item["type"])
+
+
+def invalid(title: str, loc: Loc, value: Any, message: str) -> ValidationError:
     """A ValidationError of one field, as pydantic reports its own."""
-    error = PydanticCustomError("value_error", "{message}", {"message": message})
-    return ValidationError.from_exception_data(
-        title, [InitErrorDetails(type=error, loc=loc, input=value)]
-    )
+    return ValidationError.from_exception_data(title, [line_error(loc, value, message)])
+
+
+def validated(
+    title: str,
+    data: dict[str, Any],
+    handler: Callable[[Any], T],
+    errors: list[InitErrorDetails],
+    dropped: frozenset[str] = frozenset(),
+) -> T:
+    """`handler(data)` with the `dropped` fields left out, its failures reported together with
+    `errors` (what was read before it), so a folder learns of every failure in one pass. A
+    dropped field is not also reported missing."""
+    try:
+        result = handler({k: v for k, v in data.items() if k not in dropped})
+    except ValidationError as exc:
+        if not errors:
+            raise
+        errors = errors + [
+            again(e) for e in exc.errors() if not (e["type"] == "missing" and _dropped(e, dropped))
+        ]
+    if errors:
+        raise ValidationError.from_exception_data(title, errors)
+    return result
+
+
+def _dropped(item: ErrorDetails, dropped: frozenset[str]) -> bool:
+    return bool(item["loc"]) and item["loc"][0] in dropped
 
 
 def _decimal(value: Any) -> Decimal | None:
@@ -49,12 +92,44 @@ def _written(data: dict[str, Any], field: str) -> tuple[Any, str, str]:
     return value, text, f"{field}_text"
 
 
-def service_fields(data: Any) -> Any:
+_PRICE_FIELDS = frozenset({"price", "price_text", "price_kind", "price_max"})
+_DURATION_FIELDS = frozenset({"duration", "duration_text", "duration_max"})
+
+
+def service_fields(data: dict[str, Any]) -> tuple[dict[str, Any], list[InitErrorDetails]]:
     """A service's raw fields with `price` and `duration` read (numbers, or the org's words kept
-    in `price_text` / `duration_text`); raise a ValidationError for a malformed one."""
-    if not isinstance(data, dict):
-        return data
+    in `price_text` / `duration_text`), and the failures of both."""
     data = dict(data)
+    errors: list[InitErrorDetails] = []
+    for read in (_read_price, _read_duration):
+        try:
+            data = read(data)
+        except ValidationError as exc:
+            errors += [again(e) for e in exc.errors()]
+    return data, errors
+
+
+def read_service(data: Any, handler: Callable[[Any], T]) -> T:
+    """Validate one service (`handler`) with its price and duration read first; every failure
+    of it at once (a bad price does not hide a bad duration or a missing name)."""
+    if not isinstance(data, dict):
+        return handler(data)
+    data, errors = service_fields(data)
+    dropped = frozenset().union(
+        *(
+            group
+            for group in (_PRICE_FIELDS, _DURATION_FIELDS)
+            if any(_in(e, group) for e in errors)
+        )
+    )
+    return validated("ServiceSpec", data, handler, errors, dropped)
+
+
+def _in(error: InitErrorDetails, fields: frozenset[str]) -> bool:
+    return bool(error["loc"]) and error["loc"][0] in fields
+
+
+def _read_price(data: dict[str, Any]) -> dict[str, Any]:
     value, text, where = _written(data, "price")
     if text or isinstance(value, str):
         try:
@@ -75,6 +150,10 @@ def service_fields(data: Any) -> Any:
             read_price(value)
         except ValueFormError as exc:
             raise invalid("ServiceSpec", ("price",), value, str(exc)) from None
+    return data
+
+
+def _read_duration(data: dict[str, Any]) -> dict[str, Any]:
     value, text, where = _written(data, "duration")
     if text or isinstance(value, str):
         try:
@@ -94,6 +173,40 @@ def service_fields(data: Any) -> Any:
         except ValueFormError as exc:
             raise invalid("ServiceSpec", ("duration",), value, str(exc)) from None
     return data
+
+
+# ------------------------------------------------------------------------------- hours
+
+
+def read_hours_field(value: Any, handler: Callable[[Any], T]) -> T:
+    """Validate `hours` (`handler`, a list of lines) from what the folder wrote: text, a
+    mapping of days to times, or a list (`qalab.values.hours.read_hours`). Failures are
+    reported at the place the value was written, all at once."""
+    reading = read_hours(value)
+    errors = [line_error(p.loc, p.value, p.message) for p in reading.problems]
+    try:
+        result = handler(reading.lines)
+    except ValidationError as exc:
+        for item in exc.errors():
+            loc = item["loc"]
+            if loc and isinstance(loc[0], int) and loc[0] < len(reading.places):
+                loc = (*reading.places[loc[0]], *loc[1:])  # the line's place as written
+            errors.append(again(item, loc))
+    if errors:
+        raise ValidationError.from_exception_data("OrgContext", errors)
+    return result
+
+
+def read_hours_line(data: Any, handler: Callable[[Any], T]) -> T:
+    """Validate one {days, opens, closes} line with its times read together
+    (`read_time_pair`: '9am', '17:30', 9; '9' to '5' is 09:00 to 17:00)."""
+    if not isinstance(data, dict) or not {"opens", "closes"} <= set(data):
+        return handler(data)
+    pair, problems = read_time_pair(data["opens"], data["closes"])
+    if pair is not None:
+        return handler({**data, "opens": pair[0], "closes": pair[1]})
+    errors = [line_error(p.loc, p.value, p.message) for p in problems]
+    return validated("HoursSpec", data, handler, errors, frozenset({"opens", "closes"}))
 
 
 def check_service(
@@ -121,11 +234,9 @@ def _texts(data: dict[str, Any]) -> list[str]:
     return texts
 
 
-def with_currency(data: Any) -> Any:
+def with_currency(data: dict[str, Any]) -> dict[str, Any]:
     """The org's raw fields with `currency` as an ISO code: the field normalized ('£' -> GBP),
     or, when absent, inferred from the first price that names a currency (given the locale)."""
-    if not isinstance(data, dict):
-        return data
     locale = data.get("locale") if isinstance(data.get("locale"), str) else ""
     currency = data.get("currency")
     if currency is None:  # absent, or an empty `currency:` line
@@ -152,16 +263,35 @@ def with_currency(data: Any) -> Any:
     return {**data, "currency": inferred}
 
 
-def check_price_currencies(price_texts: list[str], currency: str, locale: str) -> None:
-    """Every price that names a currency names the org's; raise a ValidationError at the first
-    that does not."""
+def price_currency_errors(
+    price_texts: list[str], currency: str, locale: str
+) -> list[InitErrorDetails]:
+    """Every price that names a currency other than the org's."""
+    errors = []
     for index, text in enumerate(price_texts):
         codes = price_currencies(text)
         if codes and currency not in codes:
             named = choose(codes, locale) or " or ".join(codes)
-            raise invalid(
-                "OrgContext",
-                ("services", index, "price"),
-                text,
-                f"this price is in {named}, but the organization's currency is {currency}",
-            )
+            message = f"this price is in {named}, but the organization's currency is {currency}"
+            errors.append(line_error(("services", index, "price"), text, message))
+    return errors
+
+
+def read_org(data: Any, handler: Callable[[Any], T], *, default_currency: str) -> T:
+    """Validate an organization (`handler`) with its currency read first and every price that
+    names a currency checked against it; every failure of the folder at once (a currency
+    error does not wait for the other fields to be right, nor they for it)."""
+    if not isinstance(data, dict):
+        return handler(data)
+    errors: list[InitErrorDetails] = []
+    try:
+        data = with_currency(data)
+    except ValidationError as exc:
+        errors += [again(e) for e in exc.errors()]
+        data = {k: v for k, v in data.items() if k != "currency"}
+    else:
+        currency = data.get("currency", default_currency)
+        locale = data.get("locale") if isinstance(data.get("locale"), str) else ""
+        if isinstance(currency, str):
+            errors += price_currency_errors(_texts(data), currency, locale)
+    return validated("OrgContext", data, handler, errors)

@@ -226,9 +226,7 @@ def read_duration(value: object) -> DurationReading:
         if number <= 0:
             raise ValueFormError("a duration must be more than 0 minutes")
         if number != number.to_integral_value():
-            raise ValueFormError(
-                "a number is a duration in whole minutes: write 90, or a text such as '1.5 hours'"
-            )
+            raise ValueFormError("not whole minutes: write minutes, e.g. '90' or '1h30'")
         return DurationReading(int(number))
     if not isinstance(value, str):
         raise ValueFormError(f"a duration is a number or a text, not {type(value).__name__}")

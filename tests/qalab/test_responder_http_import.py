@@ -135,17 +135,17 @@ BAD = [
     (
         _set("responder_http/response/status_map", {"done": "FINISHED"}),
         "responder_http.response.status_map.done",
-        "Input should be 'AWAITING_RESPONSE' or 'COMPLETE' (got 'FINISHED')",
+        "'FINISHED' — should be 'AWAITING_RESPONSE' or 'COMPLETE'",
     ),
     (
         _set("responder_http/method", "DELETE"),
         "responder_http.method",
-        "(got 'DELETE')",
+        "'DELETE' — should be 'POST', 'PUT', 'PATCH' or 'GET'",
     ),
     (
         _set("responder_http/response", {"status": "$.state"}),
         "responder_http.response.reply",
-        "Field required",
+        "missing (required)",
     ),
     (
         _set("responder", "reference"),
@@ -164,7 +164,7 @@ def test_a_bad_mapping_names_file_field_and_value_and_imports_nothing(
     with pytest.raises(CommandError) as exc:
         call_command("qalab_import_org", str(folder))
     message = str(exc.value)
-    assert f"{folder / 'org.yaml'}: field '{field}': " in message
+    assert f"{folder / 'org.yaml'}: {field}: " in message
     assert says in message
     assert not Organization.objects.filter(slug="mapped").exists()
 
@@ -191,7 +191,7 @@ def test_a_credential_in_the_folder_is_refused_and_never_shown(tmp_path, where, 
     with pytest.raises(CommandError) as exc:
         call_command("qalab_import_org", str(folder))
     message = str(exc.value)
-    assert f"field 'responder_http.{where}': " in message
+    assert f"org.yaml: responder_http.{where}: " in message
     assert f"{name!r} looks like a credential" in message
     assert "QALAB_RESPONDER_AUTH_ENV" in message and "QALAB_RESPONDER_AUTH_HEADER" in message
     assert value not in message and SECRET not in message

@@ -14,10 +14,19 @@ from qalab.org_folder import OrgFolderError, OrgFolderLimits, load_org_folder
 from qalab.orgs import kb_redacted, organization_import
 
 
+def _refusal(error: OrgFolderError) -> str:
+    """Every problem of the folder: on the first line when there is one, else one per line."""
+    if len(error.problems) == 1:
+        return f"invalid org folder, nothing imported: {error}"
+    lines = "\n".join(f"  {line}" for line in str(error).splitlines())
+    return f"invalid org folder, nothing imported: {len(error.problems)} problems\n{lines}"
+
+
 class Command(BaseCommand):
     help = (
         "Import an organization from a folder (org.yaml + kb/*.md). Nothing is written on error; "
-        "exit 2 on an invalid folder, one line per failure naming the file and field or limit."
+        "exit 2 on an invalid folder, with every problem found (one line each, naming the file, "
+        "the field and the value, with an example)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -36,9 +45,7 @@ class Command(BaseCommand):
         try:
             context = load_org_folder(options["dir"], limits=limits)
         except OrgFolderError as exc:
-            raise CommandError(
-                f"invalid org folder, nothing imported: {exc}", returncode=2
-            ) from None
+            raise CommandError(_refusal(exc), returncode=2) from None
         require_migrated()  # the folder is checked first: that needs no database
         existing = Organization.objects.filter(slug=context.slug).first()
         if existing is not None and not options["replace"]:
