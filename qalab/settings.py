@@ -106,6 +106,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 # Serve static files from the app folders directly: no collectstatic step for the demo.
 WHITENOISE_USE_FINDERS = True
+# WhiteNoise also serves STATIC_ROOT and warns at start-up ("No directory at ...") when it is
+# missing, as it is on a fresh clone: the folder exists, empty until a collectstatic.
+STATIC_ROOT.mkdir(exist_ok=True)
 
 LOGGING = {
     "version": 1,
