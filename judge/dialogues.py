@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.schemas import Blueprint, Fixture, FixtureDocument, Manifest, Persona
+from judge.checks import REGISTRY
 from judge.checks.base import Need
 from judge.engine import judge_case, skipped_checks
 from judge.facts import extract_facts
@@ -64,6 +65,11 @@ class DialogueFinding(BaseModel):
 class DialogueJudgement(BaseModel):
     id: str
     findings: list[DialogueFinding]
+    skipped_checks: list[str] = Field(
+        default_factory=list,
+        description="the checks that did not run on this dialogue: what they need is missing, "
+        "or the judging deadline came first (then also 'semantic' when the layer was skipped)",
+    )
 
 
 def _currency(texts: list[str]) -> str:
@@ -190,12 +196,9 @@ def judge_dialogue(
     judgement = judge_case(
         case, manifest or empty_manifest(dialogue), config=config, available=available
     )
+    unrun = {*skipped_checks(available), *judgement.skipped_checks}
     return DialogueJudgement(
         id=dialogue.id,
         findings=[_as_output(f, positions, dialogue) for f in judgement.findings],
+        skipped_checks=[c for c in REGISTRY if c in unrun] + sorted(unrun - set(REGISTRY)),
     )
-
-
-def skipped_for(dialogue: Dialogue, *, org: bool, org_kb: bool) -> list[str]:
-    """The checks that cannot run on this dialogue, and so are skipped."""
-    return skipped_checks(available_context(dialogue, org=org, org_kb=org_kb))

@@ -7,7 +7,8 @@ Judges transcripts from a file without running anything (see `judge.dialogues`).
 `turn` is the 0-based index into `turns` of the bot message concerned. Without `--org`, the
 checks that need the org's ground truth are skipped (and listed); checks that need a scenario
 (persona facts, expected status) always are, and KB checks are skipped for a dialogue with no
-KB (with `--org`, the org's KB documents stand in).
+KB (with `--org`, the org's KB documents stand in). A dialogue's `skipped_checks` are the checks
+that did not run on it: those, and any the judging deadline (QALAB_JUDGE_DEADLINE_S) left.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pydantic import ValidationError
 
 from generator.manifest import build_manifest
 from generator.schemas import FixtureDocument, Manifest
-from judge.dialogues import Dialogue, judge_dialogue, skipped_for
+from judge.dialogues import Dialogue, judge_dialogue
 from judge.engine import judge_layers
 from qalab.database import require_migrated
 from qalab.models import Organization
@@ -67,6 +68,24 @@ def _org(slug: str) -> tuple[Manifest, list[FixtureDocument]]:
     return build_manifest(context), kb
 
 
+def skipped_summary(results: list[dict[str, Any]]) -> str:
+    """'; skipped checks: ...': the checks no dialogue ran, then each check some dialogues ran,
+    with how many and which did not (a check that found something on a dialogue ran there)."""
+    by_check: dict[str, list[str]] = {}
+    for result in results:
+        for check in result["skipped_checks"]:
+            by_check.setdefault(check, []).append(result["id"])
+    everywhere = [c for c, ids in by_check.items() if len(ids) == len(results)]
+    parts = []
+    if everywhere:
+        parts.append(", ".join(everywhere) + (" on every dialogue" if len(results) > 1 else ""))
+    for check, ids in by_check.items():
+        if len(ids) < len(results):
+            named = ", ".join(ids[:3]) + (", …" if len(ids) > 3 else "")
+            parts.append(f"{check} on {len(ids)} of {len(results)} ({named})")
+    return f"; skipped checks: {'; '.join(parts)}" if parts else ""
+
+
 class Command(BaseCommand):
     help = "Judge transcripts from a JSONL file without running anything."
 
@@ -84,16 +103,14 @@ class Command(BaseCommand):
         results: list[dict[str, Any]] = []
         for dialogue in dialogues:
             judgement = judge_dialogue(dialogue, manifest, org_kb=org_kb, config=config)
-            skipped = skipped_for(dialogue, org=manifest is not None, org_kb=bool(org_kb))
-            results.append({**judgement.model_dump(), "skipped_checks": skipped})
+            results.append(judgement.model_dump())
             rules = ", ".join(f"{f.rule}@{f.turn}" for f in judgement.findings) or "no findings"
             self.stdout.write(f"{dialogue.id}: {rules}")
-        skipped_any = sorted({c for r in results for c in r["skipped_checks"]})
         total = sum(len(r["findings"]) for r in results)
         self.stdout.write(
             f"{len(results)} dialogue(s), {total} finding(s); judge layers: "
             f"{', '.join(judge_layers(semantic=config.semantic, llm=False))}"
-            + (f"; skipped checks: {', '.join(skipped_any)}" if skipped_any else "")
+            + skipped_summary(results)
         )
         if opts["json_path"]:
             payload = {
