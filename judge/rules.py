@@ -154,7 +154,26 @@ def rules_markdown() -> str:
         + " |"
         for row in catalog_rows()
     ]
-    return _HEADER + "\n".join(lines) + "\n"
+    return _HEADER + "\n".join(lines) + "\n" + _semantic_markdown()
+
+
+def _semantic_markdown() -> str:
+    """The semantic layer's thresholds (judge/semantic/thresholds.py), per rule it serves."""
+    from judge.semantic.thresholds import CONFIRM_THRESHOLDS, DEFAULT_THRESHOLDS
+
+    rows = [
+        f"| `{rule}` | {CONFIRM_THRESHOLDS[rule]} | {DEFAULT_THRESHOLDS[rule]} |"
+        for rule in DEFAULT_THRESHOLDS
+    ]
+    return (
+        "\n## Semantic layer thresholds\n\n"
+        "On the score of the rule's head (`judge/semantic/thresholds.py`; how they were picked:\n"
+        "[The semantic layer](judge-and-scoring.md#the-semantic-layer-judgesemantic)). A finding of\n"
+        "the rule's check is kept only when its head confirms it at or above **confirm**; in a\n"
+        "dialogue with no knowledge base the head reports on its own at or above **alone**\n"
+        "(a run may override these: `QALAB_SEMANTIC_THRESHOLDS`).\n\n"
+        "| Rule | confirm | alone |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
 
 
 def main(argv: list[str]) -> None:
