@@ -8,11 +8,53 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.core.validators import RegexValidator
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from qalab.models import Organization
 from runs.models import GATE_WAIVABLE_STATES, TriageState
 from runs.presets import MAX_TRIALS, PRESETS
 from runs.simulator.adapters import web_spec_refusal
+from runs.simulator.canary import FAULTS
+
+
+def responder_help(python_allowed: tuple[str, ...]) -> SafeString:
+    """Every kind of responder the Start run form takes, each with an example; `python:` only
+    with the specs an operator registered (QALAB_WEB_PYTHON_RESPONDERS), the only ones the web
+    takes (`web_spec_refusal`)."""
+    prompt_dir = (settings.QALAB_RESPONDER_PROMPT_DIRS or ("docs/prompts",))[0]
+    kinds = [
+        ("reference", "the lab's built-in bot, answering from the organization's KB"),
+        (
+            "canary:invent_price+wrong_hours",
+            "the reference bot with planted faults, to check the lab catches them (faults: "
+            + ", ".join(FAULTS)
+            + "); one of the lab's own runs, marked in the runs list",
+        ),
+        (
+            f"openai-chat:MODEL?prompt=file:{prompt_dir}/NAME.md&kb=retrieve:4",
+            "a model with your system prompt and the 4 best KB passages per turn (without "
+            "MODEL: QALAB_RESPONDER_MODEL; kb=full and kb=none work too)",
+        ),
+        (
+            "https://bot.example.com/qalab/chat",
+            "your deployed bot, any http(s)://host/path on an address the outbound policy "
+            "allows (QALAB_RESPONDER_ALLOWED_HOSTS)",
+        ),
+    ]
+    if python_allowed:
+        kinds.append(
+            (
+                "python:module:function",
+                "a Python bot, here only one registered in QALAB_WEB_PYTHON_RESPONDERS: "
+                + ", ".join(python_allowed),
+            )
+        )
+    return format_html(
+        "Leave empty for the organization's responder (default: <code>reference</code>). One "
+        'of (docs/responders.md):<ul class="qa-responder-kinds">{}</ul>',
+        format_html_join("", "<li><code>{}</code>: {}</li>", kinds),
+    )
 
 
 class StartRunForm(forms.Form):
@@ -28,13 +70,8 @@ class StartRunForm(forms.Form):
         ],
         initial="quick",
     )
-    responder = forms.CharField(
-        required=False,
-        max_length=500,
-        help_text="Leave empty for the organization's responder (default: the built-in reference "
-        "bot). A model with your system prompt and KB: "
-        "openai-chat:MODEL?prompt=file:docs/prompts/NAME.md&kb=retrieve:4 (README: Responders).",
-    )
+    # Its help lists every kind of responder the web takes (`responder_help`, set per form).
+    responder = forms.CharField(required=False, max_length=500)
     responder_budget = forms.IntegerField(
         required=False,
         min_value=1,
@@ -85,6 +122,7 @@ class StartRunForm(forms.Form):
     def __init__(self, *args: Any, organizations: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["start_token"].initial = secrets.token_urlsafe(24)
+        self.fields["responder"].help_text = responder_help(settings.QALAB_WEB_PYTHON_RESPONDERS)
         self.fields["organization"].queryset = organizations
         if organizations.count() == 1:
             self.fields["organization"].initial = organizations.first()

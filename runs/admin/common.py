@@ -11,7 +11,6 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
-from qalab.orgs import organizations_for
 from runs.models import Run
 from runs.report.build import run_judge_layers
 from runs.selectors import run_list_for_user
@@ -29,6 +28,31 @@ SCORE_LABELS = {
     "conversation_quality": "Conversation quality",
     "overall": "Overall",
 }
+
+
+def no_membership_hint(user: Any, *, has_orgs: bool) -> str:
+    """What a staff user who is no organization's member is told on the runs list and the Start
+    run page ("": a member, or a superuser, who sees every organization)."""
+    if has_orgs or user.is_superuser:
+        return ""
+    return (
+        "You are not a member of any organization yet, so you see no runs and cannot start one: "
+        "a run belongs to an organization and shows only to its members. A superuser adds "
+        "members on the organization's page (Organizations › the organization › Members); ask "
+        "one to add you."
+    )
+
+
+def lab_run_no_baseline(run: Run) -> str:
+    """Why one of the lab's own runs (selftest, canary, stand-in) has no default delta, in
+    sentences of its own ("" for a real bot's run)."""
+    if not run.probe:
+        return ""
+    return (
+        f"Run #{run.pk} is a {run.probe} run, one of the lab's own: it tests the lab, not a bot. "
+        "The lab's own runs (selftest, canary, stand-in) never have a default baseline and are "
+        "never one, so there is no delta unless you pick a run to compare with."
+    )
 
 
 def short_tokens(tokens: int) -> str:
@@ -79,9 +103,6 @@ class RunPagesBase(admin.ModelAdmin):
 
     def _report_url(self, run: Run, anchor: str = "") -> str:
         return reverse("admin:runs_run_report", args=[run.pk]) + anchor
-
-    def _can_start(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("qalab.start_run") and organizations_for(request.user).exists()
 
 
 def snapshot_rows(run: Run) -> list[tuple[str, Any]]:

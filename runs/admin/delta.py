@@ -6,7 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from qalab.domain import SEVERITIES
-from runs.admin.common import SCORE_LABELS, RunPagesBase
+from runs.admin.common import SCORE_LABELS, RunPagesBase, lab_run_no_baseline
 from runs.report.delta import delta_build, run_get_previous
 from runs.report.words import baseline_scope, no_baseline_text
 from runs.selectors import run_delta_candidates
@@ -33,7 +33,8 @@ class DeltaPages(RunPagesBase):
             delta=delta,
             baseline=baseline,
             baseline_scope=baseline_scope(**scope),
-            no_baseline=no_baseline_text(**scope),
+            no_baseline=lab_run_no_baseline(run) or no_baseline_text(**scope),
+            lab_run=bool(run.probe),
             real_candidates=[c for c in candidates if not c.probe],
             probe_candidates=[c for c in candidates if c.probe],
             chosen=other,

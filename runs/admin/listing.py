@@ -1,5 +1,6 @@
 """The runs list: columns that tell a run's story (responder, verdict, score with the trend of
-its organization + responder), the lab's own runs hidden by default, and score trends.
+its organization + responder), the lab's own runs marked (and a filter for them), and score
+trends; a staff user who is no organization's member is told why the list is empty.
 
 The page costs a fixed number of queries whatever the number of runs: the sparklines of all its
 rows come from one query (`runs.trends.run_sparklines`).
@@ -19,8 +20,16 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from runs.admin.common import VERDICT_CLASS, RunPagesBase, run_duration, short_tokens
+from qalab.orgs import organizations_for
+from runs.admin.common import (
+    VERDICT_CLASS,
+    RunPagesBase,
+    no_membership_hint,
+    run_duration,
+    short_tokens,
+)
 from runs.models import Run, RunQuerySet
+from runs.report.trials import share_pct
 from runs.selectors import run_score_trends
 from runs.trends import SPARK_HEIGHT, SPARK_WIDTH, Sparkline, run_sparklines
 
@@ -45,17 +54,19 @@ def short_responder(spec: str, width: int = RESPONDER_WIDTH) -> str:
 
 
 class ProbeFilter(admin.SimpleListFilter):
-    """Real bots' runs by default; the lab's own (selftest, canary, stand-in) only on request."""
+    """Every run by default, the lab's own (selftest, canary, stand-in) marked with a badge, so a
+    canary run just started from the form is in the list; real bots' runs or the lab's own
+    alone on request (`?probe=real`, `?probe=lab`)."""
 
     title = "runs of"
     parameter_name = "probe"
-    DEFAULT = "real"
+    DEFAULT = "all"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [
-            (self.DEFAULT, "Real bots"),
+            (self.DEFAULT, "All (the lab's own marked)"),
+            ("real", "Real bots"),
             ("lab", "The lab's own (selftest, canary, stand-in)"),
-            ("all", "All"),
         ]
 
     def choices(self, changelist: ChangeList) -> Any:
@@ -73,11 +84,11 @@ class ProbeFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Run]) -> QuerySet[Run]:
         runs = cast(RunQuerySet, queryset)  # the admin's get_queryset: Run.objects
-        if self.value() == "all":
-            return runs
+        if self.value() == "real":
+            return runs.of_real_bots()
         if self.value() == "lab":
             return runs.of_the_lab()
-        return runs.of_real_bots()
+        return runs
 
 
 def sparkline_svg(spark: Sparkline, run_id: int) -> SafeString:
@@ -173,7 +184,7 @@ class RunListPages(RunPagesBase):
 
     @admin.display(description="Score", ordering="score_overall")
     def score(self, obj: Run) -> str:
-        shown = "—" if obj.score_overall is None else f"{obj.score_overall * 100:.1f}%"
+        shown = "—" if obj.score_overall is None else share_pct(obj.score_overall)
         spark: Sparkline | None = getattr(obj, "qa_sparkline", None)
         return format_html(
             '<span class="qa-score"><span class="qa-score-n">{}</span>{}</span>',
@@ -219,14 +230,23 @@ class RunListPages(RunPagesBase):
         )
         for run in rows:
             run.qa_sparkline = sparklines.get((run.organization_id, run.responder_spec))
+        # The default view says what its marked rows are, when it shows any.
+        lab_rows = sum(1 for run in rows if run.probe)
+        if lab_rows and ProbeFilter.parameter_name not in changelist.params:
+            changelist.qa_lab_note = {
+                "rows": lab_rows,
+                "real_only": changelist.get_query_string({ProbeFilter.parameter_name: "real"}),
+            }
         return changelist
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
+        has_orgs = organizations_for(request.user).exists()
         extra = {
             "title": "Runs",
-            "can_start": self._can_start(request),
+            "can_start": request.user.has_perm("qalab.start_run") and has_orgs,
+            "no_membership": no_membership_hint(request.user, has_orgs=has_orgs),
             "trends": run_score_trends(runs=self.get_queryset(request).of_real_bots()),
             **(extra_context or {}),
         }

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from qalab.domain import SEVERITIES, ArtifactKind
 from runs import services
-from runs.admin.common import VERDICT_CLASS, RunPagesBase, snapshot_rows
+from runs.admin.common import VERDICT_CLASS, RunPagesBase, lab_run_no_baseline, snapshot_rows
 from runs.admin.findings_html import finding_items_html
 from runs.forms import TriageForm
 from runs.models import TriageState
@@ -20,18 +20,19 @@ from runs.report.build import report_build
 from runs.report.markdown import judge_limit_notes, report_to_markdown
 from runs.report.page import actions_with_groups, finding_groups
 from runs.report.schema import Tokens
-from runs.report.trials import trials_line
+from runs.report.trials import share_pct, trials_line
 from runs.selectors import run_get_progress
 
 
-def token_roles(tokens: Tokens) -> list[tuple[str, int, int]]:
-    """(role, tokens, % of its budget) per role: the bot's own calls (role responder) against
-    the bot's budget when the run meters them apart, the lab's roles against the lab's."""
+def token_roles(tokens: Tokens) -> list[tuple[str, int, int, str]]:
+    """(role, tokens, meter width in %, share of its budget) per role: the bot's own calls
+    (role responder) against the bot's budget when the run meters them apart, the lab's roles
+    against the lab's. The share never reads 100% (or 0%) unless it is exactly that."""
     rows = []
     for role, used in tokens.by_role.items():
         apart = role == "responder" and tokens.responder_budget > 0
-        budget = tokens.responder_budget if apart else tokens.budget
-        rows.append((role, used, min(100, round(100 * used / max(1, budget)))))
+        budget = max(1, tokens.responder_budget if apart else tokens.budget)
+        rows.append((role, used, min(100, round(100 * used / budget)), share_pct(used / budget)))
     return rows
 
 
@@ -80,6 +81,7 @@ class ReportPages(RunPagesBase):
             delta=report.delta,
             judge_limit_notes=judge_limit_notes(report),
             trials_line=trials_line(report.trials) if report.trials else "",
+            lab_run_no_baseline=lab_run_no_baseline(run),
         )
         if request.htmx:
             # The last poll: the banner turns into the verdict (no hx-trigger left, so polling

@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from judge.rules import catalog_rows
 from qalab.orgs import organizations_for
 from runs import services
-from runs.admin.common import RunPagesBase
+from runs.admin.common import RunPagesBase, no_membership_hint
 from runs.forms import StartRunForm
 from runs.models import Run
 from runs.tasks import CeleryDispatcher
@@ -69,7 +69,12 @@ class StartPages(RunPagesBase):
                 else:
                     messages.success(request, f"Run #{run.pk} started.")
                     return HttpResponseRedirect(self._report_url(run))
-        context = self._context(request, "Start run", form=form)
+        context = self._context(
+            request,
+            "Start run",
+            form=form,
+            no_membership=no_membership_hint(request.user, has_orgs=orgs.exists()),
+        )
         return TemplateResponse(request, "admin/runs/run/start.html", context)
 
     def _started_already(self, request: HttpRequest, run: Run) -> HttpResponse:

@@ -19,6 +19,7 @@ from qalab.models import Organization
 from qalab.orgs import organizations_for
 from runs.admin.common import RunPagesBase
 from runs.admin.listing import short_responder
+from runs.report.trials import share_pct
 from runs.trends import TrendPoint, org_trend
 
 SIZES = (10, 30, 100)
@@ -85,7 +86,7 @@ class TrendChart:
 
 def point_label(p: TrendPoint) -> str:
     counts = ", ".join(f"{p.count(s)} {s}" for s in SEVERITIES)
-    return f"Run #{p.run_id} · {p.responder_spec} · {p.score * 100:.1f}% · {counts}"
+    return f"Run #{p.run_id} · {p.responder_spec} · {share_pct(p.score)} · {counts}"
 
 
 def trend_chart(points: list[TrendPoint]) -> TrendChart:

@@ -54,9 +54,22 @@ def finding_groups(report: RunReport) -> list[FindingGroup]:
             entry.state_label = "mixed: " + ", ".join(
                 f"{n} {labels.get(state, state).lower()}" for state, n in states.most_common()
             )
-        entry.notes = [f.triage for f in items if f.triage.note][:3]
+        entry.notes = distinct_notes(items)
         out.append(entry)
     return out
+
+
+def distinct_notes(items: Sequence[Finding], limit: int = 3) -> list[Triage]:
+    """The group's notes, each (reviewer, note) once: a bulk triage gives every finding of the
+    group the same note, which the page shows once, not once per occurrence."""
+    seen: set[tuple[str, str]] = set()
+    out: list[Triage] = []
+    for f in items:
+        key = (f.triage.reviewer or "", f.triage.note)
+        if f.triage.note and key not in seen:
+            seen.add(key)
+            out.append(f.triage)
+    return out[:limit]
 
 
 def actions_with_groups(

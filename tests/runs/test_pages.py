@@ -272,8 +272,8 @@ def test_the_progress_fragment_lists_cases_and_tokens(admin_client, demo_org):
 def test_delta_against_the_default_baseline_and_a_chosen_one(admin_client, demo_org):
     first = _finished_run(demo_org)
     second = _finished_run(demo_org, responder_spec="canary:invent_price", reuse_artifacts=first.pk)
-    # A canary run has no default baseline: the page says so; the reviewer picks one.
-    assert "No earlier final run of demo · quick · responder canary:invent_price" in (
+    # A canary run has no default baseline: the page says why; the reviewer picks one.
+    assert f"Run #{second.pk} is a canary run, one of the lab&#x27;s own" in (
         admin_client.get(_url("delta", second.pk)).content.decode()
     )
     page = admin_client.get(_url("delta", second.pk) + f"?against={first.pk}").content.decode()

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from qalab.models import Organization
 from runs.models import Run
+from runs.report.trials import share_pct
 from runs.trends import run_sparklines
 from tests.factories import make_staff_user
 from tests.runs.bulk import add_severity_findings, bulk_runs
@@ -66,14 +67,14 @@ def test_the_list_has_the_columns_of_the_story(admin_client, demo_org):
     assert f'title="{HTTP_BOT}"' in row
     shown = re.search(r'class="qa-responder"[^>]*>([^<]*)<', row).group(1)
     assert len(shown) < len(HTTP_BOT) and shown.startswith("bots.example.com")
-    assert "83.4%" in row and 'class="qa-spark"' in row
+    assert ">83%<" in row and 'class="qa-spark"' in row  # a whole percentage, as everywhere
     assert "PASS_WITH_FINDINGS" in row and "12.3k / 100k" in row
     # The organization links to its trend page; a row's run links to its report, once.
     assert reverse("admin:runs_run_trend", args=[demo_org.slug]) in row
     assert "/change/" not in row
 
 
-def test_the_labs_own_runs_are_hidden_by_default_and_shown_by_the_filter(admin_client, demo_org):
+def test_the_labs_own_runs_are_marked_by_default_and_split_by_the_filter(admin_client, demo_org):
     (real,) = bulk_runs(demo_org, 1)
     (canary,) = bulk_runs(demo_org, 1, responders=("canary:invent_price",))
     (selftest,) = bulk_runs(demo_org, 1, selftest=True)
@@ -82,15 +83,18 @@ def test_the_labs_own_runs_are_hidden_by_default_and_shown_by_the_filter(admin_c
     Run.objects.filter(pk=legacy.pk).update(source={})
 
     default = admin_client.get(LIST).content.decode()
-    assert set(_rows(default)) == {real.pk, legacy.pk}
-    assert 'href="?probe=lab"' in default and 'href="?probe=all"' in default
+    assert set(_rows(default)) == {real.pk, legacy.pk, canary.pk, selftest.pk}
+    assert 'href="?probe=lab"' in default and 'href="?probe=real"' in default
+
+    real_only = _rows(admin_client.get(LIST + "?probe=real").content.decode())
+    assert set(real_only) == {real.pk, legacy.pk}
 
     lab = _rows(admin_client.get(LIST + "?probe=lab").content.decode())
     assert set(lab) == {canary.pk, selftest.pk}
     assert '<span class="qa-badge qa-probe">canary</span>' in lab[canary.pk]
     assert '<span class="qa-badge qa-probe">selftest</span>' in lab[selftest.pk]
 
-    everything = _rows(admin_client.get(LIST + "?probe=all").content.decode())
+    everything = _rows(default)
     assert set(everything) == {real.pk, legacy.pk, canary.pk, selftest.pk}
     assert "qa-probe" not in everything[real.pk]
 
@@ -124,9 +128,9 @@ def test_a_rows_sparkline_is_its_org_and_responders_last_final_real_runs(admin_c
     assert in_panel and not in_panel & {r.pk for r in lab}
 
 
-def _list_queries(client: Any) -> tuple[int, str]:
+def _list_queries(client: Any, query: str = "") -> tuple[int, str]:
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(LIST)
+        response = client.get(LIST + query)
     assert response.status_code == 200
     return len(queries), response.content.decode()
 
@@ -153,9 +157,12 @@ def test_the_list_renders_in_a_bounded_number_of_queries(admin_client, demo_org,
     assert Run.objects.count() == n
 
     count, html = _list_queries(admin_client)
+    assert len(_rows(html)) == 50  # list_per_page
+    assert "qa-probe" in html.split('id="result_list"', 1)[1]  # the newest: the lab's own
+    assert count <= LIST_QUERY_BOUND, count
+    count, html = _list_queries(admin_client, "?probe=real")
     rows = _rows(html)
-    assert len(rows) == 50  # list_per_page
-    assert all(_spark_runs(row) for row in rows.values())
+    assert len(rows) == 50 and all(_spark_runs(row) for row in rows.values())
     assert "qa-probe" not in html.split('id="result_list"', 1)[1]
     assert count <= LIST_QUERY_BOUND, count
 
@@ -211,7 +218,7 @@ def test_the_trend_page_shows_each_runs_score_and_findings_by_severity(admin_cli
     assert found == [
         (
             str(run.pk),
-            f"{run.score_overall * 100:.1f}",
+            share_pct(run.score_overall).removesuffix("%"),
             str(c["critical"]),
             str(c["major"]),
             str(c["minor"]),

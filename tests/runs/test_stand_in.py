@@ -96,12 +96,14 @@ def test_with_the_opt_in_the_run_is_one_of_the_labs_own(demo_org):
 # --------------------------------------------------------------------------- never a real bot
 
 
-def test_the_runs_list_leaves_it_out_by_default_and_badges_it(admin_client, demo_org):
+def test_the_runs_list_badges_it_and_leaves_it_out_of_real_bots(admin_client, demo_org):
     (real,) = bulk_runs(demo_org, 1)
     (stand_in,) = _stand_in_runs(demo_org, 1)
     default = admin_client.get(LIST).content.decode()
     assert f"/admin/runs/run/{real.pk}/report/" in default
-    assert f"/admin/runs/run/{stand_in.pk}/report/" not in default
+    assert '<span class="qa-badge qa-probe">stand-in</span>' in default
+    real_only = admin_client.get(LIST + "?probe=real").content.decode()
+    assert f"/admin/runs/run/{stand_in.pk}/report/" not in real_only
     lab = admin_client.get(LIST + "?probe=lab").content.decode()
     assert f"/admin/runs/run/{stand_in.pk}/report/" in lab
     assert '<span class="qa-badge qa-probe">stand-in</span>' in lab
