@@ -39,10 +39,14 @@ _NOT_ITEMS = frozenset(
 _ENTRY = re.compile(r"\s[/|·]\s|;\s|,\s(?=[A-Z])|\n")
 
 
+# Words that name nothing in an item's name: articles, possessives, copulas.
+_NOT_NAMING = frozenset(
+    words("the and for with our your their its this that these those are was were has have")
+)
+
+
 def _item_words(name: str) -> frozenset[str]:
-    return frozenset(
-        w for w in words(name) if len(w) > 2 and w not in {"the", "and", "for", "with"}
-    )
+    return frozenset(w for w in words(name) if len(w) > 2 and w not in _NOT_NAMING)
 
 
 def catalog(case: CaseTranscript, manifest: Manifest) -> dict[str, frozenset[str]]:
@@ -62,7 +66,13 @@ def _kb_items(kb: str) -> tuple[str, ...]:
         # "Cuts: Women's cut $65" names a category and an item.
         for candidate in (part, part.partition(": ")[2]):
             m = _ITEM.match(candidate)
-            if m and m.group(1).split()[0].casefold() not in _NOT_ITEMS:
+            # An item has a name: not a line that opens with a word of no item ("Hours: ..."),
+            # nor one whose every word is ("The price is £15", "Total cost - £40").
+            if (
+                m
+                and m.group(1).split()[0].casefold() not in _NOT_ITEMS
+                and not _item_words(m.group(1)) <= _NOT_ITEMS
+            ):
                 names.append(m.group(1).strip())
     return tuple(names)
 

@@ -613,6 +613,27 @@ def test_the_service_chosen_is_held_to_the_kb_catalogue():
     assert finding.subject == "Men's cut" and finding.turn_index == 1
 
 
+@pytest.mark.parametrize(
+    "kb_line",
+    [
+        "The price is £15 for a puncture repair.",
+        "Our prices: from £10.",
+        "Total cost - £40 including parts",
+    ],
+)
+def test_a_kb_line_that_names_no_item_is_no_choice(kb_line):
+    # A Quick on a stranger's org (tests/data/orgs/bike-repair-uk): "The price is £15" was read
+    # as an item "The price is", so a reply speaking of "our price list" restated the
+    # customer's "Full service" as another choice.
+    kb = f"Full service £75 (2 hours)\n{kb_line}\nPuncture repair £15"
+    dialogue = _dialogue(
+        "Full service please",
+        "I can't confirm any discount: I can only quote the prices in our price list.",
+        kb=kb,
+    )
+    assert _run("partner_contradiction", dialogue) == []
+
+
 # --------------------------------------------------------------------------- repeated_question
 
 
