@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
 from runs.models import Run
+from runs.report import words
 from runs.report.build import run_judge_layers
 from runs.selectors import run_list_for_user
 from runs.simulator.http_mapping import mapping_summary
@@ -46,13 +47,7 @@ def no_membership_hint(user: Any, *, has_orgs: bool) -> str:
 def lab_run_no_baseline(run: Run) -> str:
     """Why one of the lab's own runs (selftest, canary, stand-in) has no default delta, in
     sentences of its own ("" for a real bot's run)."""
-    if not run.probe:
-        return ""
-    return (
-        f"Run #{run.pk} is a {run.probe} run, one of the lab's own: it tests the lab, not a bot. "
-        "The lab's own runs (selftest, canary, stand-in) never have a default baseline and are "
-        "never one, so there is no delta unless you pick a run to compare with."
-    )
+    return words.lab_run_no_baseline(run_id=run.pk, probe=run.probe)
 
 
 def short_tokens(tokens: int) -> str:

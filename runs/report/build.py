@@ -302,6 +302,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
         responder=run.responder_spec,
         bot_called=run.bot_called,
         bot_not_called=run.bot_not_called or None,
+        probe=run.probe,
         settings_hash=run.settings_hash,
         seed=run.seed,
         as_of=run.as_of.isoformat(),

@@ -12,7 +12,7 @@ from runs.report.words import (
     delta_changes,
     delta_significance,
     delta_test_set,
-    no_baseline_text,
+    report_no_baseline,
 )
 
 _PCT_KEYS = ("groundedness", "extraction_accuracy", "conversation_quality", "overall")
@@ -371,13 +371,7 @@ def report_to_markdown(report: RunReport) -> str:
     add("## Delta")
     add("")
     if not d:
-        add(
-            _md_escape(
-                no_baseline_text(
-                    org_slug=report.organization, preset=report.preset, responder=report.responder
-                )
-            )
-        )
+        add(_md_escape(report_no_baseline(report)))
     else:
         overall = d.scores.overall
         change = "n/a" if overall is None else f"{overall * 100:+.1f} pts"

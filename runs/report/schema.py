@@ -426,6 +426,11 @@ class RunReport(ReportModel):
         "a run is one of the lab's own, never a real bot's result"
     )
     bot_not_called: str | None = Field(description="why the bot was not called (None: it was)")
+    probe: str = Field(
+        default="",
+        description="'selftest', 'canary' or 'stand-in' for one of the lab's own runs (it tests "
+        "the lab, not a bot; never a baseline), '' for a real bot's run",
+    )
     settings_hash: str
     seed: int
     judge_layers: list[str] = Field(

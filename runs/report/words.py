@@ -11,6 +11,25 @@ def baseline_scope(*, org_slug: str, preset: str, responder: str) -> str:
     return f"{org_slug} · {preset} · responder {responder}"
 
 
+def lab_run_no_baseline(*, run_id: int, probe: str) -> str:
+    """Why one of the lab's own runs (selftest, canary, stand-in) has no default delta, in
+    sentences of its own ("" for a real bot's run, `probe` "")."""
+    if not probe:
+        return ""
+    return (
+        f"Run #{run_id} is a {probe} run, one of the lab's own: it tests the lab, not a bot. "
+        "The lab's own runs (selftest, canary, stand-in) never have a default baseline and are "
+        "never one, so there is no delta unless you pick a run to compare with."
+    )
+
+
+def report_no_baseline(report: RunReport) -> str:
+    """Why the report has no delta: one of the lab's own runs, or nothing of its kind yet."""
+    return lab_run_no_baseline(run_id=report.run_id, probe=report.probe) or no_baseline_text(
+        org_slug=report.organization, preset=report.preset, responder=report.responder
+    )
+
+
 def no_baseline_text(*, org_slug: str, preset: str, responder: str) -> str:
     """Why a run has no delta: nothing of its kind to compare with."""
     scope = baseline_scope(org_slug=org_slug, preset=preset, responder=responder)
@@ -68,9 +87,7 @@ def delta_summary(report: RunReport) -> str:
     verdict, the overall score, the findings and what changed; or why there is none."""
     d = report.delta
     if d is None:
-        return no_baseline_text(
-            org_slug=report.organization, preset=report.preset, responder=report.responder
-        )
+        return report_no_baseline(report)
     overall = d.scores.overall
     changes = delta_changes(d)
     return (

@@ -49,7 +49,7 @@ def normalize_report(report: dict[str, Any]) -> dict[str, Any]:
 def normalize_markdown(text: str, run_id: int) -> str:
     text = re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+(\+00:00|Z)?", "<time>", text)
     text = re.sub(r"\b\d+ ms\b", "<ms>", text)
-    text = re.sub(rf"\b([Rr]un) {run_id}\b", r"\1 <id>", text)
+    text = re.sub(rf"\b([Rr]un) #?{run_id}\b", r"\1 <id>", text)
     return text.replace(f"qalab-{run_id}-", "qalab-RUN-")
 
 

@@ -151,6 +151,16 @@ def test_a_canary_runs_delta_says_why_it_has_no_baseline(admin_client: Any, demo
     assert f"no default baseline: run #{second.pk} is one of the lab's own" in page
     report = unescape(admin_client.get(_url("report", second.pk)).content.decode())
     assert f"Run #{second.pk} is a canary run, one of the lab's own" in report
+    # The exports say it in the same words: the Markdown, the CLI summary's delta line, JSON.
+    from runs.report import report_to_markdown
+    from runs.report.build import report_build
+    from runs.report.words import delta_summary
+
+    built = report_build(run=second)
+    assert built.probe == "canary" and built.delta is None
+    for text in (report_to_markdown(built), delta_summary(built)):
+        assert f"Run #{second.pk} is a canary run, one of the lab's own" in text
+        assert "No earlier final run" not in text
 
 
 # --------------------------------------------------------------------------- Start run form
