@@ -26,13 +26,15 @@ AMOUNT = (
 )
 # "CHF 120.-", "45,- €" (or with a dash): the Swiss and German way of writing a whole amount.
 WHOLE_DASH = r"(?:[.,][-–—]{1,2}(?![\d-]))?"
+# What follows a number that is a length of time, not an amount: "20 min", "1.5 hours".
+_TIMED = r"[\d.,]*\s?(?:mins?|minutes?|h|hrs?|hours?)\b"
 MONEY = re.compile(
     # "R12.50", "R 5 000" (rand) and "Rs 450" (rupees) only with a capital R.
     rf"(?P<pre>\b{_COUNTRY_DOLLAR}|{CURRENCY_SYMBOL}|\b(?:{CURRENCY_CODES}|Fr\.|kr\.?|(?-i:Rs)\.?|(?-i:R)(?=\s?\d(?:\d|[.,\s]\d)))(?![a-z]))"
     rf"\s?(?P<n1>{AMOUNT}){WHOLE_DASH}"
     # A symbol after the amount is euro style ("45 €", "45€", "45,00 $"); "18 £10" is 18 then
-    # £10.
-    rf"|(?<![\d.,])(?P<n2>{AMOUNT}){WHOLE_DASH}(?P<post>\s?(?:€|¥|₹|₩|₪|₺|₽|₴|₱|฿|₫|₦)|[$£]|\s[$£](?!\s?\d)|"
+    # £10, but "15,00 £ 20 min" is 15,00 £ then 20 minutes (a price list's columns).
+    rf"|(?<![\d.,])(?P<n2>{AMOUNT}){WHOLE_DASH}(?P<post>\s?(?:€|¥|₹|₩|₪|₺|₽|₴|₱|฿|₫|₦)|[$£]|\s[$£](?!\s?\d(?!{_TIMED}))|"
     rf"\s?(?:{CURRENCY_CODES}|euros?|dollars?|pounds?|"
     r"francs?|kronor|krona|kroner|krone|kr|zł|złotych|zloty|rand|rupees?|quid|bucks|pence|"
     r"Kč|(?-i:Ft)|forint|lei|yen|yuan|"

@@ -16,6 +16,24 @@ def test_it_normalizes_every_money_spelling_to_one_value(spelling):
     assert _keys(f"It costs {spelling} today.") == ["money:80 EUR"]
 
 
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [
+        # A price list's columns, symbol after the amount: the next number is a duration. A
+        # Quick on a stranger's org (tests/data/orgs/bike-repair-uk) read "£ 20" as a price and
+        # gave the reference bot a critical for quoting its KB line.
+        ("Puncture repair 15,00 £ 20 min.", ["money:15 GBP", "duration:20"]),
+        ("Full service 75,00 £ 1.5 hours", ["money:75 GBP", "duration:90"]),
+        ("Wash 12,00 $ 30mins", ["money:12 USD", "duration:30"]),
+        # A symbol before an amount is still that amount's.
+        ("Under 18 £10", ["money:10 GBP"]),
+        ("Kids 12 £ 8.50", ["money:8.50 GBP"]),
+    ],
+)
+def test_a_symbol_between_an_amount_and_a_duration_is_the_amounts(text, keys):
+    assert _keys(text) == keys
+
+
 def test_it_reads_a_bare_decimal_as_money_only_in_lenient_mode():
     assert _keys("whitening 350.00") == []
     assert "money:350 EUR" in _keys("whitening 350.00", lenient=True)
