@@ -65,11 +65,42 @@ _NOT_NAMES = frozenset(
 )
 
 
+# The words of a field that asks for a phone by "number" alone ("Contact number", "Your best
+# number"); any other word names another number ("Frame number", "Number of guests").
+_PHONE_NUMBER_WORDS = frozenset(
+    [
+        "number",
+        "no",
+        "contact",
+        "your",
+        "best",
+        "callback",
+        "call",
+        "home",
+        "work",
+        "cell",
+        "mobile",
+        "reach",
+        "you",
+        "on",
+        "to",
+        "at",
+    ]
+)
+
+
+def _asks_phone_by_number(text: str) -> bool:
+    found = set(re.findall(r"[a-z]+", text))
+    return "number" in found and found <= _PHONE_NUMBER_WORDS
+
+
 def field_kind(field: IntakeFieldRef) -> str:
     text = f"{field.key} {field.label}".casefold()
+    if _asks_phone_by_number(text):
+        return "phone"
     for kind, hints in (
         ("email", ("email", "e-mail")),
-        ("phone", ("phone", "mobile", "telephone", "number")),
+        ("phone", ("phone", "mobile", "telephone")),
         ("date", ("date", "day")),
         ("time", ("time", "slot")),
         ("name", ("name",)),

@@ -33,6 +33,13 @@ def _extract(*messages, fields=ALL, services=SERVICES):
         ("repair", "Repair or service", "service"),
         ("treatment", "Treatment", "service"),
         ("reason", "Reason for visit", "text"),
+        ("contact_number", "Contact number", "phone"),
+        ("number", "Your best number", "phone"),
+        # A number that is no phone (a Quick on tests/data/orgs/bike-repair-uk: the reference
+        # bot extracted the customer's phone as their frame number).
+        ("frame_number", "Frame number", "text"),
+        ("registration_number", "Registration number", "text"),
+        ("guests", "Number of guests", "text"),
     ],
 )
 def test_field_kind_is_read_off_key_and_label(key, label, kind):
