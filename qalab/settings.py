@@ -248,4 +248,8 @@ QALAB_JUDGE_DEADLINE_S = envint("QALAB_JUDGE_DEADLINE_S", 10, minimum=1)
 # Characters of each customer message, bot reply and extracted value the judge reads (issue
 # 33): a longer text is judged on its prefix, and the report names the turns cut.
 QALAB_JUDGE_MAX_CHARS = envint("QALAB_JUDGE_MAX_CHARS", 20_000, minimum=1_000)
+# The judge accuracy page (issue 36): a rule whose precision on the organization's triage labels
+# is below the floor, once it has at least that many labels, is flagged with its worst examples.
+QALAB_JUDGE_PRECISION_FLOOR = envshare("QALAB_JUDGE_PRECISION_FLOOR", 0.7)
+QALAB_JUDGE_PRECISION_MIN_LABELS = envint("QALAB_JUDGE_PRECISION_MIN_LABELS", 20, minimum=1)
 QALAB_RUN_STALL_SECONDS = envint("QALAB_RUN_STALL_SECONDS", 900, minimum=30)

@@ -1,7 +1,7 @@
 """The AI QA Lab pages, the contrib.admin way: runs list with trends, Start run, live progress,
 the findings-first report with triage, the case view with highlighted evidence and promote
-fixture, the delta, exports, the rules catalog and an organization's score trend. One module
-per page family; `RunAdmin` puts them together and routes their URLs.
+fixture, the delta, exports, the rules catalog, an organization's score trend and its judge
+accuracy. One module per page family; `RunAdmin` puts them together and routes their URLs.
 
 Every page of a run goes through `get_queryset`, which only holds runs of the organizations the
 user is a member of (superusers: all), so another organization's run is a 404 everywhere.
@@ -16,6 +16,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.decorators.http import require_POST
 
+from runs.admin.accuracy import AccuracyPages
 from runs.admin.case import CasePages
 from runs.admin.delta import DeltaPages
 from runs.admin.listing import RunListPages
@@ -26,7 +27,9 @@ from runs.models import Run
 
 
 @admin.register(Run)
-class RunAdmin(RunListPages, StartPages, ReportPages, CasePages, DeltaPages, TrendPages):
+class RunAdmin(
+    RunListPages, StartPages, ReportPages, CasePages, DeltaPages, AccuracyPages, TrendPages
+):
     def get_urls(self) -> list[Any]:
         prefix = f"{self.opts.app_label}_{self.opts.model_name}"
         view = self.admin_site.admin_view
@@ -39,6 +42,7 @@ class RunAdmin(RunListPages, StartPages, ReportPages, CasePages, DeltaPages, Tre
             path("start/", view(self.start_view), name=f"{prefix}_start"),
             path("rules/", view(self.rules_view), name=f"{prefix}_rules"),
             path("trend/<str:org>/", view(self.trend_view), name=f"{prefix}_trend"),
+            path("accuracy/<str:org>/", view(self.accuracy_view), name=f"{prefix}_accuracy"),
             path("<int:object_id>/report/", view(self.report_view), name=f"{prefix}_report"),
             path("<int:object_id>/cancel/", action(self.cancel_view), name=f"{prefix}_cancel"),
             path("<int:object_id>/triage/", action(self.triage_view), name=f"{prefix}_triage"),
