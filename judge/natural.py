@@ -12,9 +12,20 @@ message at fault. Per rule:
   mean.
 
 Every file is scored on each `EVALUATED` rule (every natural dev set labels them all).
-`SCORED` adds rules only some sets label (`refused_request`): a file is scored on one of those
-only when it labels it at least once, so an older set is not charged with false alarms of a
-rule nobody labelled there.
+`SCORED` adds rules only some sets label (`refused_request`), and any other rule a file labels
+(or rejects, below) is scored too: a file is scored on one of those only when it names it at
+least once, so an older set is not charged with false alarms of a rule nobody labelled there.
+
+A line with `"label_unit": "finding"` (written by `qalab_calibrate --from-triage`: the
+reviewers' triage decisions) labels findings, not turns: each label and each entry of
+`rejected` (findings a reviewer marked false positive) and `unlabelled` (findings nobody
+decided) names a finding by rule, turn and `subject`, and a finding counts under its own rule
+only (a decision is on the finding, not on the rules corroborating it). A finding is correct
+when a label names it; a false alarm when `rejected` names it; not scored when `unlabelled`
+names it; otherwise correct when a label without a subject (a miss added by hand) of its rule
+is on its turn, else a false alarm. A label is found when a finding it names (or, without a
+subject, any finding of its rule on its turn) is reported. Such a line may carry the org's
+`manifest` (the ground truth its run was judged against): the org checks then run on it.
 """
 
 from __future__ import annotations
@@ -22,10 +33,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from generator.schemas import Manifest
 from judge.dialogues import DEFAULT_CONFIG, Dialogue, DialogueFinding, judge_dialogue
 from judge.schemas import JudgeConfig
 
@@ -47,10 +59,17 @@ class Label(BaseModel):
 
     rule: str
     turn: int = Field(ge=0)
+    # With `label_unit: finding`: the finding's subject (with rule and turn, its identity);
+    # None on a miss added by hand.
+    subject: str | None = None
 
 
 class LabelledDialogue(Dialogue):
     labels: list[Label] = Field(default_factory=list)
+    label_unit: Literal["turn", "finding"] = "turn"
+    rejected: list[Label] = Field(default_factory=list)
+    unlabelled: list[Label] = Field(default_factory=list)
+    manifest: Manifest | None = None
 
 
 class LabelError(ValueError):
@@ -83,7 +102,7 @@ def read_labelled(path: Path) -> list[LabelledDialogue]:
     """The labelled dialogues of one JSONL file."""
     dialogues: list[LabelledDialogue] = []
     for number, dialogue in _read_lines(path, LabelledDialogue):
-        for label in dialogue.labels:
+        for label in [*dialogue.labels, *dialogue.rejected, *dialogue.unlabelled]:
             _bot_turn(path, number, dialogue, label.turn, "label")
         dialogues.append(dialogue)
     return dialogues
@@ -139,7 +158,9 @@ def score_dialogue(
 ) -> dict[str, RuleScore]:
     """Per rule of `rules` (default `EVALUATED`), how the judge's findings on `dialogue` meet
     its labels."""
-    findings = judge_dialogue(dialogue, config=config).findings
+    findings = judge_dialogue(dialogue, dialogue.manifest, config=config).findings
+    if dialogue.label_unit == "finding":
+        return {rule: _score_findings(dialogue, findings, rule) for rule in rules}
     scores: dict[str, RuleScore] = {}
     for rule in rules:
         score = RuleScore()
@@ -159,6 +180,45 @@ def score_dialogue(
         score.misses = [f"{dialogue.id}@{t}" for t in sorted(labelled - covered)]
         scores[rule] = score
     return scores
+
+
+def _score_findings(
+    dialogue: LabelledDialogue, findings: list[DialogueFinding], rule: str
+) -> RuleScore:
+    """One rule's score on a line whose labels name findings (`label_unit: finding`)."""
+
+    def named(entries: list[Label]) -> set[tuple[int, str]]:
+        return {(e.turn, e.subject) for e in entries if e.rule == rule and e.subject is not None}
+
+    labelled, rejected, unlabelled = (
+        named(dialogue.labels),
+        named(dialogue.rejected),
+        named(dialogue.unlabelled),
+    )
+    misses = {e.turn for e in dialogue.labels if e.rule == rule and e.subject is None}
+    score = RuleScore(labels=len(labelled) + len(misses))
+    found: set[tuple[int, str]] = set()
+    missed_found: set[int] = set()
+    for finding in findings:
+        if finding.rule != rule or finding.turn is None:
+            continue
+        key = (finding.turn, finding.subject[:300])
+        if key in unlabelled and key not in labelled and key not in rejected:
+            continue
+        score.findings += 1
+        if key in labelled:
+            score.correct += 1
+            found.add(key)
+        elif key not in rejected and finding.turn in misses:
+            score.correct += 1
+            missed_found.add(finding.turn)
+        else:
+            score.false_alarms.append(f"{dialogue.id}@{finding.turn}")
+    score.found = len(found) + len(missed_found)
+    score.misses = [f"{dialogue.id}@{t}" for t, _ in sorted(labelled - found)] + [
+        f"{dialogue.id}@{t}" for t in sorted(misses - missed_found)
+    ]
+    return score
 
 
 def _summed(
@@ -181,15 +241,18 @@ def _summed(
         for rule, found in per_file.items():
             result["all"].setdefault(rule, RuleScore()).add(found)
         result[path.name] = per_file
-    result["all"] = {r: result["all"][r] for r in rules if r in result["all"]}
+    named = [*rules, *sorted(r for r in result["all"] if r not in rules)]
+    result["all"] = {r: result["all"][r] for r in named if r in result["all"]}
     return result
 
 
 def scored_rules(dialogues: list[LabelledDialogue]) -> tuple[str, ...]:
     """The rules a file is scored on: every `EVALUATED` one, and the other `SCORED` ones it
-    labels at least once, in `SCORED` order."""
-    labelled = {label.rule for d in dialogues for label in d.labels}
-    return tuple(rule for rule in SCORED if rule in EVALUATED or rule in labelled)
+    labels (or rejects a finding of) at least once, in `SCORED` order, then any other rule it
+    so names, alphabetically."""
+    named = {label.rule for d in dialogues for label in [*d.labels, *d.rejected]}
+    known = tuple(rule for rule in SCORED if rule in EVALUATED or rule in named)
+    return (*known, *sorted(named - set(SCORED)))
 
 
 def score_files(

@@ -25,6 +25,14 @@ format plus `"claims": [{"turn", "quote"}]`: the bot sentences a reader found un
 KB) and prints, for `ungrounded_sentence`, `unsupported_facts` and either of them, precision
 (findings overlapping a marked quote) and recall (marked quotes a finding overlaps).
 
+`--from-triage ORG [--lab] [--out FILE.jsonl]` measures the judge on the organization's own
+reviewers (`runs.accuracy`, issue 36): per rule the precision of its findings as triaged by
+hand (Wilson 95% interval, label counts: the accuracy page's figures) and the misses added by
+hand; `--out` writes the labelled cases as dialogues for `--natural` (`runs.triage_export`),
+and the output says for which rules `--natural` on that file reproduces the precision (the
+others' checks need what a dialogue does not carry, or their runs were judged otherwise).
+`--lab`: the lab's own runs (selftest, canary, stand-in) instead of the real bots'.
+
 `--examples [DIR]` also runs the labelled check examples (`judge.examples.run_examples`) and
 fails when any is wrong.
 """
@@ -315,6 +323,21 @@ class Command(BaseCommand):
             help="with --task self_contradiction: DECODE dev part A (even positions, where the "
             "head's threshold was picked) or B (odd positions: the figure to report)",
         )
+        parser.add_argument(
+            "--from-triage",
+            metavar="ORG",
+            help="the organization's triage labels: per rule precision and misses",
+        )
+        parser.add_argument(
+            "--lab",
+            action="store_true",
+            help="with --from-triage: the lab's own runs (selftest, canary) instead",
+        )
+        parser.add_argument(
+            "--out",
+            metavar="FILE.jsonl",
+            help="with --from-triage: write the labelled cases as dialogues for --natural",
+        )
         parser.add_argument("--json", dest="json_path", metavar="PATH", help="write figures")
         parser.add_argument(
             "--examples",
@@ -326,12 +349,20 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if not (opts["data"] or opts["natural"] or opts["claims"]) and opts["examples"] is None:
+        given = opts["data"] or opts["natural"] or opts["claims"] or opts["from_triage"]
+        if not given and opts["examples"] is None:
             raise CommandError(
-                "give --data FILE, --natural DIR, --claims DIR and/or --examples [DIR]",
+                "give --data FILE, --natural DIR, --claims DIR, --from-triage ORG and/or "
+                "--examples [DIR]",
                 returncode=2,
             )
+        if (opts["out"] or opts["lab"]) and not opts["from_triage"]:
+            raise CommandError("--out and --lab go with --from-triage ORG", returncode=2)
         report: dict[str, Any] = {}
+        if opts["from_triage"]:
+            report["from_triage"] = self._from_triage(
+                opts["from_triage"], lab=opts["lab"], out=opts["out"]
+            )
         if opts["natural"]:
             report["natural"] = natural_figures(Path(opts["natural"]))
             self.stdout.write(format_natural(report["natural"]))
@@ -367,3 +398,28 @@ class Command(BaseCommand):
             Path(opts["json_path"]).write_text(json.dumps(report, indent=2), "utf-8")
         if failure:
             raise CommandError(failure)
+
+    def _from_triage(self, slug: str, *, lab: bool, out: str | None) -> dict[str, Any]:
+        """`--from-triage`: the figures (printed), and the export written to `out`."""
+        from qalab.database import require_migrated
+        from qalab.models import Organization
+        from runs.triage_export import export_figures, format_export, triage_export
+
+        require_migrated()
+        organization = Organization.objects.filter(slug=slug).first()
+        if organization is None:
+            raise CommandError(f"no organization with slug {slug!r}", returncode=2)
+        export = triage_export(organization, lab=lab)
+        figures = {"organization": slug, "lab": lab, **export_figures(export)}
+        self.stdout.write(format_export(figures))
+        if out:
+            path = Path(out)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in export.lines)
+            path.write_text(text, "utf-8")
+            figures["out"] = str(path)
+            self.stdout.write(
+                f"wrote {len(export.lines)} dialogue(s) to {path} "
+                f"(measure a judge on them: qalab_calibrate --natural {path.parent})"
+            )
+        return figures
