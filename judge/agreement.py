@@ -43,12 +43,14 @@ def wilson(right: int, labels: int, *, z: float = Z_95) -> Precision:
     denominator = 1 + z * z / labels
     centre = (p + z * z / (2 * labels)) / denominator
     half = z * sqrt(p * (1 - p) / labels + z * z / (4 * labels * labels)) / denominator
+    # At none (all) right the bound is exactly 0 (1); computed, it may be off by a rounding
+    # error (5.6e-17 at 0 of 3) that a percentage would show as 1%.
     return Precision(
         right=right,
         labels=labels,
         value=p,
-        low=max(0.0, centre - half),
-        high=min(1.0, centre + half),
+        low=0.0 if right == 0 else max(0.0, centre - half),
+        high=1.0 if right == labels else min(1.0, centre + half),
     )
 
 

@@ -202,6 +202,8 @@ def test_it_shows_each_rules_precision_interval_and_count_from_hand_made_labels(
     # The figures as the reader sees them: whole percentages, never 100% unless exact.
     unsupported = html.split('data-rule="unsupported_facts"', 1)[1].split("</tr>", 1)[0]
     assert ">75%</td>" in unsupported and "30% – 95%" in unsupported and "3 / 4" in unsupported
+    # None right of 3: the interval starts at exactly 0%, not a rounding error's 1%.
+    assert "<td>0% – 56%</td>" in html.split('data-rule="ignored_question"', 1)[1]
     assert "9 labels, 5 false positives" in html and "3 misses added by hand" in html
 
     # The flagged rule's worst false positives, linked to their case (a trial's key too).
