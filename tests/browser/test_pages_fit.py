@@ -1,7 +1,8 @@
 """In a real browser on a 1280 x 800 laptop screen, no main page scrolls sideways (issue 35,
 point 3): a Regression run's report and case view, a run of trials, the runs list in every
-view, the delta, the trend, the organization's change page and Start run, with an
-organization name of 80-odd characters and a grouped finding triaged in bulk with a note."""
+view, the delta, the trend, the judge accuracy page (real bots' runs and the lab's own), the
+organization's change page and Start run, with an organization name of 80-odd characters and a
+grouped finding triaged in bulk with a note."""
 
 from __future__ import annotations
 
@@ -102,6 +103,8 @@ def test_every_page_fits_a_1280_px_screen(
         f"/admin/runs/run/{canary.pk}/delta/",
         f"/admin/runs/run/{canary.pk}/delta/?against={base.pk}",
         f"/admin/runs/run/trend/{org.slug}/",
+        f"/admin/runs/run/accuracy/{org.slug}/",
+        f"/admin/runs/run/accuracy/{org.slug}/?runs=lab",
         f"/admin/qalab/organization/{org.pk}/change/",
         "/admin/runs/run/start/",
     ]
