@@ -120,6 +120,9 @@ class JudgeConfig(_Model):
     # the folder its model files are read from (None: the installed packages).
     semantic: bool = True
     semantic_thresholds: dict[str, float] = Field(default_factory=dict)
+    # Confirm-threshold overrides (an organization's re-fitted ones, `qalab_train_heads`);
+    # a rule not named keeps `judge.semantic.thresholds.CONFIRM_THRESHOLDS`.
+    semantic_confirm_thresholds: dict[str, float] = Field(default_factory=dict)
     semantic_model_dir: str | None = None
     # CPU seconds one case's checks may take (issue 33): past it the remaining checks, and the
     # semantic layer, are skipped and named (`CaseJudgement.skipped_checks`). None: no

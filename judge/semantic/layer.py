@@ -3,9 +3,9 @@ the heads read (`judge.semantic.thresholds.SEMANTIC_RULES`).
 
 - A finding of `self_contradiction`, `ignored_question` or `irrelevant_reply` from its
   deterministic check is kept only when its head confirms it (score at or above the rule's
-  CONFIRM threshold); its confidence becomes the head's score. The head reads the reply
-  against the bot's earlier replies (contradiction) or against the customer's message
-  (take-up).
+  CONFIRM threshold, or the organization's re-fitted one the run snapshotted); its confidence
+  becomes the head's score. The head reads the reply against the bot's earlier replies
+  (contradiction) or against the customer's message (take-up).
 - In a case with no knowledge base (open-domain chat, a transcript judged without a KB) the
   rules have nothing to anchor on, so the head alone reports, at or above the rule's threshold
   (`threshold`, a run may override it): a later reply contradicting an earlier one, a customer
@@ -21,7 +21,7 @@ from judge.checks import load_check
 from judge.dialogue_acts import questions
 from judge.schemas import CaseTranscript, Evidence, Finding, JudgeConfig
 from judge.semantic.scores import ScoredPair, strongest_contradiction, takeup_miss
-from judge.semantic.thresholds import CONFIRM_THRESHOLDS, threshold
+from judge.semantic.thresholds import CONFIRM_THRESHOLDS, confirm_threshold, threshold
 
 
 def apply_semantic(
@@ -37,7 +37,7 @@ def apply_semantic(
         score = scorer.score(finding)
         if score is None:
             kept.append(finding)
-        elif score >= CONFIRM_THRESHOLDS[finding.rule_id]:
+        elif score >= confirm_threshold(finding.rule_id, config.semantic_confirm_thresholds):
             kept.append(finding.model_copy(update={"confidence": round(score, 3)}))
     if not case.fixture.documents:
         kept.extend(scorer.head_findings(kept))

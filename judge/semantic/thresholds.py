@@ -17,7 +17,9 @@ semantic layer"):
   reaches 0.85; best F0.5 at 0.6: 51 findings, precision 0.65).
 
 The kept finding's confidence is the head's score. A run may override the head-alone
-thresholds (`QALAB_SEMANTIC_THRESHOLDS=self_contradiction=0.8,...`, snapshotted in its config).
+thresholds (`QALAB_SEMANTIC_THRESHOLDS=self_contradiction=0.8,...`, snapshotted in its config),
+and an organization's runs the confirm ones (`qalab_train_heads --from-triage ORG`: re-fitted on
+its reviewers' labels, snapshotted in each run's config as `semantic.confirm_thresholds`).
 """
 
 from __future__ import annotations
@@ -42,3 +44,11 @@ def threshold(rule: str, overrides: Mapping[str, float] | None = None) -> float:
     if overrides and rule in overrides:
         return overrides[rule]
     return DEFAULT_THRESHOLDS[rule]
+
+
+def confirm_threshold(rule: str, overrides: Mapping[str, float] | None = None) -> float:
+    """The rule's confirm threshold: the run's override (an organization's re-fitted one) if it
+    has one, else the default."""
+    if overrides and rule in overrides:
+        return overrides[rule]
+    return CONFIRM_THRESHOLDS[rule]

@@ -43,6 +43,8 @@ import numpy as np
 from judge.contradiction.decode import dev_part
 from judge.metrics import auroc, confusion
 from judge.semantic.encoder import get_encoder
+from judge.semantic.fit import CONFIRM_PRECISION as CONFIRM_PRECISION
+from judge.semantic.fit import precision_threshold
 from judge.semantic.heads import HEAD_NAMES, Head, head_features
 
 SEED = 20261207
@@ -59,7 +61,6 @@ DEFAULT_NATURAL = PACKAGE.parents[1] / "tests" / "data" / "natural"
 TAKEUP_RULES = ("ignored_question", "irrelevant_reply")
 CV_FOLDS = 5
 # The precision a confirm threshold must reach on the natural dev sets (out-of-fold scores).
-CONFIRM_PRECISION = 0.85
 
 DECODE_LICENCE = (
     "DECODE (Nie et al., ACL 2021), train split as utterance pairs: the authors state no data "
@@ -320,35 +321,6 @@ def _out_of_fold(
         )
         scores[test] = Head("fold", weights, bias, 0.5).probabilities(features[test])
     return scores
-
-
-def precision_threshold(
-    scores: Sequence[float], correct: Sequence[bool], labels: int
-) -> dict[str, Any]:
-    """The threshold (0.05 steps) for findings scored `scores`, `correct` ones among them, of
-    `labels` labelled defects: the lowest at which at least 10 findings are kept and their
-    precision reaches `CONFIRM_PRECISION`; where none does, the one with the best F0.5
-    (precision weighted twice recall). With the kept count, precision and recall there."""
-
-    def figures(threshold: float) -> dict[str, Any]:
-        kept = [c for s, c in zip(scores, correct, strict=True) if s >= threshold]
-        precision = sum(kept) / len(kept) if kept else 0.0
-        recall = sum(kept) / labels if labels else 0.0
-        f05 = 1.25 * precision * recall / (0.25 * precision + recall) if kept else 0.0
-        return {
-            "threshold": threshold,
-            "kept": len(kept),
-            "precision": round(precision, 4),
-            "recall": round(recall, 4),
-            "f0.5": round(f05, 4),
-        }
-
-    grid = [figures(step / 20) for step in range(1, 20)]
-    for row in grid:
-        if row["kept"] >= 10 and row["precision"] >= CONFIRM_PRECISION:
-            return {**row, "picked_by": f"precision >= {CONFIRM_PRECISION}"}
-    best = max(grid, key=lambda row: (row["f0.5"], -row["threshold"]))
-    return {**best, "picked_by": "best F0.5 (no threshold reaches the precision)"}
 
 
 def rule_findings(paths: Sequence[Path]) -> dict[tuple[str, int], set[str]]:

@@ -105,8 +105,34 @@ def _changed_keys(now: dict[str, object], then: dict[str, object]) -> list[str]:
 
 def settings_changed(now: dict[str, object], then: dict[str, object]) -> list[str]:
     """Config keys whose value differs, other than the seed, the reused run's id and the
-    inputs named apart (responder, engine, models). Not the settings hash: that covers them."""
-    return [k for k in _changed_keys(now, then) if k not in NOT_SETTINGS]
+    inputs named apart (responder, engine, models). Not the settings hash: that covers them.
+    The semantic layer's are named finer when both runs had it: `semantic.<key>`, and a
+    threshold by its rule (`semantic.confirm_thresholds.self_contradiction`: an organization's
+    re-fitted confirm threshold)."""
+    out: list[str] = []
+    for key in _changed_keys(now, then):
+        if key in NOT_SETTINGS:
+            continue
+        a, b = now.get(key), then.get(key)
+        out += _semantic_changed(a, b) if key == "semantic" else [key]
+    return out
+
+
+# The semantic layer's per-rule thresholds: a change is named by its rule.
+_PER_RULE = ("thresholds", "confirm_thresholds")
+
+
+def _semantic_changed(now: object, then: object) -> list[str]:
+    if not (isinstance(now, dict) and isinstance(then, dict)):
+        return ["semantic"]
+    out: list[str] = []
+    for key in _changed_keys(now, then):
+        a, b = now.get(key) or {}, then.get(key) or {}
+        if key in _PER_RULE and isinstance(a, dict) and isinstance(b, dict):
+            out += [f"semantic.{key}.{rule}" for rule in _changed_keys(a, b)]
+        else:
+            out.append(f"semantic.{key}")
+    return out
 
 
 def _outcomes(*runs: Run) -> list[dict[str, Outcome]]:

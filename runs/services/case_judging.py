@@ -36,6 +36,8 @@ def judge_config(run: Run) -> JudgeConfig:
         # A run made before the semantic layer has no "semantic" key: judged without it.
         semantic=semantic.get("on", False),
         semantic_thresholds=semantic.get("thresholds", {}),
+        # An organization's re-fitted confirm thresholds (qalab_train_heads), when it has any.
+        semantic_confirm_thresholds=semantic.get("confirm_thresholds", {}),
         semantic_model_dir=settings.QALAB_SEMANTIC_MODEL_DIR or None,
         deadline_s=settings.QALAB_JUDGE_DEADLINE_S,
         max_chars=settings.QALAB_JUDGE_MAX_CHARS,

@@ -163,7 +163,7 @@ def run_create(
     if settings.QALAB_SEMANTIC == "on":
         # Absent when off: such a run's snapshot (and settings hash) is the deterministic
         # judge's alone, as before the layer existed.
-        config["semantic"] = semantic_config()
+        config["semantic"] = semantic_config(organization)
     if engine != "offline":
         config["json_mode"] = settings.QALAB_LLM_JSON_MODE
         config["max_fallback_share"] = settings.QALAB_LLM_MAX_FALLBACK_SHARE
@@ -199,12 +199,29 @@ def run_create(
     )
 
 
-def semantic_config() -> dict[str, Any]:
+def semantic_config(organization: Organization | None = None) -> dict[str, Any]:
     """The judge's semantic layer as a run (made with it on) snapshots it: every rule's
-    head-alone threshold, the defaults with the QALAB_SEMANTIC_THRESHOLDS overrides."""
+    head-alone threshold, the defaults with the QALAB_SEMANTIC_THRESHOLDS overrides; and when
+    the organization has re-fitted confirm thresholds (`qalab_train_heads --from-triage`),
+    those (`confirm_thresholds`, the rules it names; the others keep the defaults) with their
+    provenance (`org_thresholds`). An organization without any snapshots no such keys, so its
+    runs' settings are as before the re-fit existed; another organization's never change."""
     from judge.semantic.thresholds import DEFAULT_THRESHOLDS
+    from runs.models import OrgJudgeThreshold
 
-    return {"on": True, "thresholds": {**DEFAULT_THRESHOLDS, **settings.QALAB_SEMANTIC_THRESHOLDS}}
+    config: dict[str, Any] = {
+        "on": True,
+        "thresholds": {**DEFAULT_THRESHOLDS, **settings.QALAB_SEMANTIC_THRESHOLDS},
+    }
+    rows = (
+        list(OrgJudgeThreshold.objects.filter(organization=organization).order_by("rule_id"))
+        if organization is not None
+        else []
+    )
+    if rows:
+        config["confirm_thresholds"] = {row.rule_id: row.threshold for row in rows}
+        config["org_thresholds"] = {row.rule_id: row.provenance for row in rows}
+    return config
 
 
 def semantic_files() -> dict[str, str]:
