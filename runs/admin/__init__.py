@@ -61,5 +61,10 @@ class RunAdmin(
                 action(self.promote_view),
                 name=f"{prefix}_promote",
             ),
+            path(
+                "<int:object_id>/cases/<str:case_key>/missed/",
+                action(self.missed_view),
+                name=f"{prefix}_missed",
+            ),
             *super().get_urls(),
         ]

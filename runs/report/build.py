@@ -18,6 +18,7 @@ from runs.models import (
     CaseStatus,
     FindingTriage,
     LlmCall,
+    MissedFinding,
     Run,
     RunArtifact,
     RunCase,
@@ -35,6 +36,7 @@ from runs.report.schema import (
     Fix,
     InProgress,
     Interruption,
+    MissedFindingOut,
     RunReport,
     Summary,
     Tokens,
@@ -45,6 +47,7 @@ from runs.report.schema import (
     Turn,
 )
 from runs.report.trials import trials_summary, with_trials
+from runs.services.missed import run_missed_findings, verdict_with_misses
 from runs.triage import carried_per_finding, gate_waivers
 
 
@@ -213,6 +216,24 @@ def _finding(f: RunFinding, case: str | None, triage: FindingTriage | None = Non
     )
 
 
+def _missed(m: MissedFinding) -> MissedFindingOut:
+    # A carried miss was added when its reviewer added it in the earlier run.
+    added = m.carried_from or m
+    return MissedFindingOut(
+        rule_id=m.rule_id,
+        other_text=m.other_text,
+        severity=m.severity,
+        case=m.case.key,
+        turn=m.turn_index,
+        quote=m.quote,
+        note=m.note,
+        reviewer=m.reviewer.get_username() if m.reviewer else None,
+        at=added.created_at.isoformat(),
+        carried_from=m.carried_from_run,
+        fingerprint=m.fingerprint,
+    )
+
+
 def _turn(t: RunTurn) -> Turn:
     return Turn(
         index=t.index,
@@ -289,6 +310,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
     report_cases = [_case(c, fixtures) for c in cases]
     groups = with_trials(group_findings(report_findings), report_cases, run.trials)
     unsupported = unsupported_by_rule(run, cases)
+    misses = run_missed_findings(run=run) if run.locked_at else []
     return RunReport(
         run_id=run.id,
         organization=run.org_slug,
@@ -332,6 +354,8 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
         ),
         findings=report_findings,
         finding_groups=groups,
+        missed_findings=[_missed(m) for m in misses],
+        verdict_with_missed=verdict_with_misses(run=run, misses=misses),
         top_actions=[
             TopAction(
                 rank=a.rank,

@@ -216,6 +216,39 @@ def _findings(report: RunReport) -> list[str]:
     return lines
 
 
+def missed_verdict_line(report: RunReport) -> str:
+    """What the verdict would have been with the misses reviewers added ("" without any)."""
+    if (would := report.verdict_with_missed) is None:
+        return ""
+    if would == report.verdict:
+        return f"With the misses reviewers added, the verdict would still be {would}."
+    return (
+        f"With the misses reviewers added, the verdict would have been {would} (it stays "
+        f"{report.verdict}: a miss added by hand never changes a run's verdict)."
+    )
+
+
+def _missed(report: RunReport) -> list[str]:
+    """The defects the judge missed that reviewers added (issue 36): apart from the findings."""
+    if not (misses := report.missed_findings):
+        return []
+    n = len(misses)
+    lines = [f"### Added by reviewers ({n} missed by the judge, not in the verdict)", ""]
+    if verdict := missed_verdict_line(report):
+        lines += [verdict, ""]
+    for m in misses:
+        who = f"added by {_md_escape(m.reviewer or 'a reviewer')}" + (
+            f", carried from run {m.carried_from}" if m.carried_from is not None else ""
+        )
+        lines.append(
+            f"- **{m.severity.upper()}** `{_md_escape(m.rule_id)}`"
+            + (f" ({_md_escape(m.other_text)})" if m.other_text else "")
+            + f" — case {_md_escape(m.case)}, turn {m.turn}: “{_md_escape(m.quote)}” ({who})"
+            + (f": {_md_escape(m.note)}" if m.note else "")
+        )
+    return [*lines, ""]
+
+
 def _trials(report: RunReport) -> list[str]:
     """A run of several trials: its pass rate, pass^k and pass@k, and each scenario's."""
     if (trials := report.trials) is None:
@@ -288,6 +321,7 @@ def report_to_markdown(report: RunReport) -> str:
         add("Not judged yet." if progress else "No findings.")
         add("")
     lines += _findings(report)  # each severity's list ends with a blank line
+    lines += _missed(report)
     add("## Top actions")
     add("")
     if not report.top_actions:

@@ -67,6 +67,9 @@ from runs.report.schema_base import (
 from runs.report.schema_base import (
     SeverityCounts as SeverityCounts,
 )
+from runs.report.schema_missed import (
+    MissedFindingOut as MissedFindingOut,
+)
 
 TriageStateName = Literal["open", "confirmed", "false_positive", "fixed", "wont_fix"]
 
@@ -453,6 +456,16 @@ class RunReport(ReportModel):
     finding_groups: list[FindingGroup] = Field(
         description="the findings grouped by fingerprint, most severe group first, then in "
         "report order; every finding is in exactly one group"
+    )
+    missed_findings: list[MissedFindingOut] = Field(
+        default_factory=list,
+        description="defects the judge missed, added by reviewers on the locked run (or carried "
+        "from an earlier run): not in findings, summary or verdict",
+    )
+    verdict_with_missed: str | None = Field(
+        default=None,
+        description="the verdict the gate would give the findings plus missed_findings (None: "
+        "no miss, or no verdict); the run's verdict stays what it was",
     )
     top_actions: list[TopAction]
     trials: Trials | None = Field(

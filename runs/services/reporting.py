@@ -21,6 +21,7 @@ from runs.models import (
     TriageState,
 )
 from runs.services.carry import triage_carry
+from runs.services.missed import missed_carry
 from runs.triage import gate_waivers, run_triage_carried
 
 
@@ -49,6 +50,8 @@ def run_report(*, run_id: int) -> None:
             return
         # At the latest now: findings stored before carrying existed, or added since judging.
         triage_carry(run=run)
+        # Misses reviewers added in earlier runs that this run's bot still says (never gating).
+        missed_carry(run=run)
         findings = [f for f in run.findings.all()]
         waived = gate_waivers(findings=findings, carried=run_triage_carried(run=run))
         scores = run_scores(run_case_judgements(run))

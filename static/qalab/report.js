@@ -33,3 +33,33 @@ document.addEventListener("change", function (event) {
 });
 document.addEventListener("DOMContentLoaded", qaSyncAllGateOptions);
 document.addEventListener("htmx:afterSettle", qaSyncAllGateOptions);
+
+// Case page, "Missed by the judge": words selected in a turn fill the form's quote and turn; a
+// rule picked sets its usual severity (the reviewer may change it). The server checks the quote.
+function qaMissedForm() {
+  return document.getElementById("qa-missed-form");
+}
+
+function qaFillMissedFromSelection() {
+  var form = qaMissedForm();
+  var selection = window.getSelection();
+  if (!form || !selection || selection.isCollapsed || !selection.rangeCount) return;
+  var node = selection.getRangeAt(0).commonAncestorContainer;
+  var element = node.nodeType === 1 ? node : node.parentElement;
+  var turn = element && element.closest(".qa-turn-text");
+  var text = selection.toString().trim();
+  if (!turn || !text) return;
+  form.querySelector("textarea[name=quote]").value = text.slice(0, 500);
+  form.querySelector("select[name=turn_index]").value = turn.getAttribute("data-turn");
+}
+
+document.addEventListener("mouseup", qaFillMissedFromSelection);
+document.addEventListener("keyup", function (event) {
+  if (event.shiftKey) qaFillMissedFromSelection();
+});
+document.addEventListener("change", function (event) {
+  var form = qaMissedForm();
+  if (!form || event.target.form !== form || event.target.name !== "rule_id") return;
+  var severity = event.target.selectedOptions[0].getAttribute("data-severity");
+  if (severity) form.querySelector("select[name=severity]").value = severity;
+});

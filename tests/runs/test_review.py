@@ -704,7 +704,8 @@ def test_report_query_count_does_not_grow_with_findings(
     assert sum(report["summary"]["triage"].values()) == len(report["findings"])
     assert report["summary"]["triage"]["open"] < len(report["findings"])
     assert {f["triage"]["reviewer"] for f in report["findings"]} == {"alice", "bob", None}
-    assert small_queries <= 21  # 20, and one for the delta's paired test (same test set)
+    # 20, one for the delta's paired test (same test set), one for the misses reviewers added
+    assert small_queries <= 22
 
     # The report page itself (findings grouped, triage states, actions, snapshot, delta).
     def page(run: Run) -> Any:
