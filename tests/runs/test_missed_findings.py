@@ -315,3 +315,15 @@ def test_the_lab_s_own_runs_and_real_bots_keep_their_misses_apart(run: Run, alic
     lab_next = _run(run.organization, reuse=lab, purpose="selftest")
     assert MissedFinding.objects.get(run=real_next).carried_from_run == run.pk
     assert MissedFinding.objects.get(run=lab_next).carried_from_run == lab.pk
+
+
+def test_the_accuracy_page_counts_the_miss_once(client: Any, run: Run, alice: Any) -> None:
+    client.force_login(alice)
+    _post(client, run, quote=MISSED, note="no parking in the KB")
+    _run(run.organization, reuse=run)  # carries it: a copy, not another miss
+    assert MissedFinding.objects.count() == 2
+    url = reverse("admin:runs_run_accuracy", args=[run.organization.slug])
+    page = client.get(url).content.decode()
+    assert "1 miss added by hand" in page
+    assert page.count('<tr data-rule="unsupported_facts">') == 1
+    assert f"Run #{run.pk} · " in page and MISSED in page
