@@ -27,6 +27,7 @@ from runs.artifacts import (
     store_review,
 )
 from runs.dispatch import Dispatcher
+from runs.findings import finding_model
 from runs.models import (
     CaseStatus,
     Run,
@@ -43,7 +44,6 @@ from runs.services.common import (
     stage_fan_out,
     swap_status,
 )
-from runs.services.reporting import finding_model
 from runs.services.simulate import turn_from_row
 from runs.triage import action_waivers, run_triage_carried
 

@@ -20,6 +20,7 @@ from judge import gate
 from judge.rules import catalog_rows, rule_for
 from judge.schemas import Evidence, Finding
 from qalab.domain import SEVERITIES
+from runs.findings import finding_model
 from runs.models import OTHER_RULE, CaseStatus, MissedFinding, Run, RunCase, RunTurn
 from runs.triage import gate_waivers, run_triage_carried
 
@@ -246,8 +247,6 @@ def verdict_with_misses(*, run: Run, misses: Sequence[MissedFinding]) -> str | N
     """The verdict the gate (`judge.gate.verdict`) gives the run's findings plus `misses`, with
     the run's own inputs (budget stop, errored cases, criticals a carried decision waived), or
     None when there is no miss or the run has no verdict. The run's verdict never changes."""
-    from runs.services.reporting import finding_model  # it imports `missed_carry` from here
-
     if not misses or not run.verdict:
         return None
     findings = list(run.findings.select_related("case").order_by("position"))

@@ -6,12 +6,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from judge import gate
-from judge.schemas import (
-    Finding,
-)
 from qalab.domain import SEVERITIES
 from runs.budget import fallback_tally, settle_open_reservations
 from runs.events import run_changed
+from runs.findings import finding_model
 from runs.models import (
     CaseStatus,
     FindingTriage,
@@ -91,29 +89,6 @@ def _fallback_refusal(run: Run) -> str:
         f"implementation ({roles}), above QALAB_LLM_MAX_FALLBACK_SHARE={limit:g}: the model did "
         "not do this run's work, so it has no verdict. The ledger's invalid replies say why "
         "(a model too small for the task, replies cut at max_tokens, QALAB_LLM_JSON_MODE)."
-    )
-
-
-def finding_model(row: RunFinding) -> Finding:
-    """The judge's finding a stored row holds (validated: a row is only as good as its checks)."""
-    return Finding.model_validate(
-        {
-            "rule_id": row.rule_id,
-            "severity": row.severity,
-            "case_key": row.case.key if row.case else "",
-            "turn_index": row.turn_index,
-            "subject": row.subject,
-            "evidence": row.evidence,
-            "rationale": row.rationale,
-            "fix_target": row.fix_target,
-            "fix_text": row.fix_text,
-            "effort": row.effort,
-            "confidence": row.confidence,
-            "detector": row.detector,
-            "fingerprint": row.fingerprint,
-            "confirmed": row.confirmed,
-            "corroborating": row.corroborating,
-        }
     )
 
 
