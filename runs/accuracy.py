@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import QuerySet
+
 from judge.agreement import Precision, cohen_kappa, wilson
 from qalab.domain import SEVERITIES
 from qalab.models import Organization
@@ -69,22 +71,37 @@ def judge_version(run: Run) -> str:
     return digest[:12]
 
 
-def _runs(organization: Organization, *, lab: bool) -> Iterable[Run]:
+def _runs(organization: Organization | int, *, lab: bool) -> QuerySet[Run]:
     runs = Run.objects.filter(organization=organization)
     return (runs.of_the_lab() if lab else runs.of_real_bots()).only("id", "engine", "source")
 
 
-def triage_labels(organization: Organization, *, lab: bool = False) -> list[Label]:
+def triage_labels(organization: Organization | int, *, lab: bool = False) -> list[Label]:
     """Every finding of the organization's runs (real bots', or the lab's own with `lab`) that
-    a reviewer decided by hand, with its newest such decision; `open` decisions are no label."""
-    runs = {run.id: run for run in _runs(organization, lab=lab)}
+    a reviewer decided by hand, with its newest such decision; `open` decisions are no label.
+    One query, whatever the number of runs (the report reads it for its corrected counts)."""
     rows = (
-        FindingTriage.objects.filter(run_id__in=list(runs), carried_from_run__isnull=True)
-        .select_related("finding")
+        FindingTriage.objects.filter(
+            run_id__in=_runs(organization, lab=lab).values("id"), carried_from_run__isnull=True
+        )
+        .select_related("finding", "run")
+        .only(
+            *(f"finding__{k}" for k in ("id", "case_id", "rule_id", "severity", "fingerprint")),
+            "finding__detector",
+            "run__id",
+            "run__engine",
+            "run__source",
+            "state",
+            "reviewer_id",
+            "created_at",
+            "finding_id",
+            "run_id",
+        )
         .order_by("finding_id", "-created_at", "-id")
     )
     labels: list[Label] = []
     seen: set[int] = set()
+    versions: dict[int, str] = {}
     for row in rows.iterator():
         if row.finding_id in seen:
             continue
@@ -92,7 +109,9 @@ def triage_labels(organization: Organization, *, lab: bool = False) -> list[Labe
         right = label_of(row.state)
         if right is None:
             continue
-        run = runs[row.run_id]
+        run = row.run
+        if run.id not in versions:
+            versions[run.id] = judge_version(run)
         f = row.finding
         labels.append(
             Label(
@@ -108,7 +127,7 @@ def triage_labels(organization: Organization, *, lab: bool = False) -> list[Labe
                 reviewer_id=row.reviewer_id,
                 at=row.created_at,
                 engine=run.engine,
-                judge_version=judge_version(run),
+                judge_version=versions[run.id],
             )
         )
     return labels

@@ -21,6 +21,7 @@ from runs.report.markdown import judge_limit_notes, report_to_markdown
 from runs.report.page import actions_with_groups, finding_groups
 from runs.report.schema import Tokens
 from runs.report.trials import share_pct, trials_line
+from runs.report.words import corrected_line
 from runs.selectors import run_get_progress
 
 
@@ -81,6 +82,7 @@ class ReportPages(RunPagesBase):
             delta=report.delta,
             judge_limit_notes=judge_limit_notes(report),
             trials_line=trials_line(report.trials) if report.trials else "",
+            corrected_line=corrected_line(report.corrected),
             lab_run_no_baseline=lab_run_no_baseline(run),
         )
         if request.htmx:

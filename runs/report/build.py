@@ -26,6 +26,7 @@ from runs.models import (
     RunTurn,
     TriageState,
 )
+from runs.report.corrected import corrected_counts
 from runs.report.delta import delta_build, not_played, run_get_previous
 from runs.report.groups import group_findings
 from runs.report.parts import rounded_scores, severity_counts, severity_sort_key
@@ -356,6 +357,7 @@ def report_build(*, run: Run, include_delta: bool = True) -> RunReport:
         finding_groups=groups,
         missed_findings=[_missed(m) for m in misses],
         verdict_with_missed=verdict_with_misses(run=run, misses=misses),
+        corrected=corrected_counts(run, findings),
         top_actions=[
             TopAction(
                 rank=a.rank,

@@ -9,6 +9,7 @@ from runs.report.groups import report_groups
 from runs.report.schema import Finding, RunReport, Tokens
 from runs.report.trials import flaky_text, trials_line, yes_no
 from runs.report.words import (
+    corrected_line,
     delta_changes,
     delta_significance,
     delta_test_set,
@@ -313,6 +314,9 @@ def report_to_markdown(report: RunReport) -> str:
     add("")
     add(f"## Findings ({f.critical} critical, {f.major} major, {f.minor} minor)")
     add("")
+    if corrected := corrected_line(report.corrected):
+        add(_md_escape(corrected) + ".")
+        add("")
     add(_carry_line(report))
     add("")
     add(unsupported_line(report))

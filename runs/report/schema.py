@@ -68,6 +68,12 @@ from runs.report.schema_base import (
     SeverityCounts as SeverityCounts,
 )
 from runs.report.schema_missed import (
+    CorrectedCount as CorrectedCount,
+)
+from runs.report.schema_missed import (
+    CorrectedCounts as CorrectedCounts,
+)
+from runs.report.schema_missed import (
     MissedFindingOut as MissedFindingOut,
 )
 
@@ -466,6 +472,11 @@ class RunReport(ReportModel):
         default=None,
         description="the verdict the gate would give the findings plus missed_findings (None: "
         "no miss, or no verdict); the run's verdict stays what it was",
+    )
+    corrected: CorrectedCounts | None = Field(
+        default=None,
+        description="the critical and major counts corrected by each rule's precision on the "
+        "organization's own triage labels (None while the run is not final)",
     )
     top_actions: list[TopAction]
     trials: Trials | None = Field(

@@ -3,7 +3,7 @@ compares with and why, the test set, and each input that changed. Pure: no Djang
 
 from __future__ import annotations
 
-from runs.report.schema import RunDelta, RunReport
+from runs.report.schema import CorrectedCounts, RunDelta, RunReport
 
 
 def baseline_scope(*, org_slug: str, preset: str, responder: str) -> str:
@@ -100,3 +100,30 @@ def delta_summary(report: RunReport) -> str:
         + " · "
         + ("changed: " + "; ".join(changes) if changes else "no other input changed")
     )
+
+
+def corrected_line(corrected: CorrectedCounts | None) -> str:
+    """'Corrected by your reviewers' labels: critical about 1.6 (95%: 0.9-2.0) of 2 reported,
+    on 24 labels; major: no estimate: ...' ('' when there is nothing to say)."""
+    if corrected is None:
+        return ""
+    counts = (corrected.critical, corrected.major)
+    if all(c.estimate is None and c.labels == 0 for c in counts) and any(
+        c.reported for c in counts
+    ):
+        return (
+            "No corrected counts yet: the organization's reviewers have labelled no finding of "
+            f"these rules (a rule needs {corrected.min_labels} decisions made by hand)"
+        )
+    parts = []
+    for c in counts:
+        if c.reported == 0:
+            continue
+        if c.estimate is None:
+            parts.append(f"{c.severity} {c.note}")
+        else:
+            parts.append(
+                f"{c.severity} about {c.estimate:g} (95%: {c.low:g}–{c.high:g}) of "
+                f"{c.reported} reported, on {c.labels} labels"
+            )
+    return ("Corrected by your reviewers' labels: " + "; ".join(parts)) if parts else ""

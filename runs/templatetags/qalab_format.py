@@ -19,9 +19,12 @@ register = template.Library()
 
 
 @register.filter
-def pct(value: float | None) -> str:
-    """0.998 -> '99%', 1.0 -> '100%', 0.001 -> '1%', None -> 'n/a'."""
-    return share_pct(None if value is None else float(value))
+def pct(value: float | str | None) -> str:
+    """0.998 -> '99%', 1.0 -> '100%', 0.001 -> '1%'; None, or a value the page does not have
+    (a missing key renders as ''), -> 'n/a'."""
+    if value is None or value == "":
+        return "n/a"
+    return share_pct(float(value))
 
 
 @register.filter

@@ -50,6 +50,12 @@ def test_a_share_reads_100_or_0_only_when_it_is(value: float | None, shown: str)
     assert _render("{{ v|pct }}", v=value) == shown
 
 
+def test_a_share_the_page_does_not_have_is_n_a() -> None:
+    # A fixture without metrics (a run made of rows): `m.typo_rate` renders as '' and crashed
+    # the report page.
+    assert _render("{{ m.typo_rate|pct }}", m={}) == "n/a"
+
+
 def test_a_share_of_a_total_and_a_change_in_points() -> None:
     assert _render("{{ 99_995|pct_of:100_000 }}") == "99%"
     assert _render("{{ 0|pct_of:0 }}") == "n/a"
