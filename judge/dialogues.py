@@ -3,9 +3,16 @@
 A dialogue is a list of customer and bot messages, optionally with the knowledge base the bot
 had. It becomes a `CaseTranscript`: each bot message is one turn, whose customer text is what
 the customer wrote since the previous bot message. Checks that need what a file cannot give
-(the org's ground truth without `--org`, a scenario's persona and expected status always, a KB
-when none is given) are skipped and listed. Findings point at the bot message by its index in
-the dialogue's `turns`.
+(the org's ground truth without `--org`, a scenario's persona and expected status unless the
+line carries its `blueprint`, a KB when none is given) are skipped and listed. Findings point
+at the bot message by its index in the dialogue's `turns`.
+
+Optional keys (a file without them reads as before): a bot message may carry what the bot
+returned beside its reply, `extracted` (intake field -> value) and `status`
+(AWAITING_RESPONSE / COMPLETE); a line may carry `blueprint`, the scenario it was played from
+(`generator.schemas.Blueprint`: persona facts, expected status, reference date). With a
+blueprint the case is that scenario, its final status the last bot message's `status`, and the
+scenario checks (`final_status`; `extraction_accuracy` with the org's manifest too) run.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from generator.schemas import Blueprint, Fixture, FixtureDocument, Manifest, Persona
 from judge.checks import REGISTRY
@@ -30,6 +37,15 @@ class DialogueMessage(BaseModel):
 
     role: Literal["customer", "bot"]
     text: str
+    # Optional, a bot message's only: what the bot returned beside its reply.
+    extracted: dict[str, str] | None = None
+    status: str | None = None
+
+    @model_validator(mode="after")
+    def _bot_only(self) -> DialogueMessage:
+        if self.role == "customer" and (self.extracted is not None or self.status is not None):
+            raise ValueError("only a bot message carries extracted or status")
+        return self
 
 
 class DialogueDocument(BaseModel):
@@ -48,6 +64,8 @@ class Dialogue(BaseModel):
     id: str = Field(min_length=1)
     kb: list[DialogueDocument] = Field(default_factory=list)
     turns: list[DialogueMessage] = Field(min_length=1)
+    # Optional: the scenario the dialogue was played from; the scenario checks run with it.
+    blueprint: Blueprint | None = None
 
 
 class DialogueFinding(BaseModel):
@@ -110,7 +128,15 @@ def to_case(
         if message.role == "customer":
             pending.append(message.text)
             continue
-        turns.append(Turn(index=len(turns), customer="\n".join(pending), reply=message.text))
+        turns.append(
+            Turn(
+                index=len(turns),
+                customer="\n".join(pending),
+                reply=message.text,
+                extracted=message.extracted or {},
+                status=message.status or None,
+            )
+        )
         positions.append(position)
         pending = []
     documents = (
@@ -118,6 +144,16 @@ def to_case(
         if kb is not None
         else [FixtureDocument(id=d.id, title=d.title or d.id, text=d.text) for d in dialogue.kb]
     )
+    fixture = Fixture(key="kb", noise_level="clean", documents=documents)
+    if dialogue.blueprint is not None:
+        # The scenario it was played from; its final status is the last bot message's.
+        return CaseTranscript(
+            case_key=dialogue.id,
+            blueprint=dialogue.blueprint,
+            fixture=fixture,
+            turns=turns,
+            actual_status=turns[-1].status if turns else None,
+        ), positions
     first = next((m.text for m in dialogue.turns if m.role == "customer"), "") or "(none)"
     blueprint = Blueprint(
         key=dialogue.id,
@@ -130,15 +166,17 @@ def to_case(
         expected_status="AWAITING_RESPONSE",
         max_turns=max(1, len(turns)),
     )
-    fixture = Fixture(key="kb", noise_level="clean", documents=documents)
     return CaseTranscript(
         case_key=dialogue.id, blueprint=blueprint, fixture=fixture, turns=turns
     ), (positions)
 
 
 def available_context(dialogue: Dialogue, *, org: bool, org_kb: bool) -> frozenset[Need]:
-    """What the checks can rely on for this dialogue: never a scenario."""
+    """What the checks can rely on for this dialogue: a scenario only when it carries its
+    blueprint."""
     have: set[Need] = set()
+    if dialogue.blueprint is not None:
+        have.add("scenario")
     if org:
         have.add("org")
     if dialogue.kb or org_kb:

@@ -25,7 +25,9 @@ when a label names it; a false alarm when `rejected` names it; not scored when `
 names it; otherwise correct when a label without a subject (a miss added by hand) of its rule
 is on its turn, else a false alarm. A label is found when a finding it names (or, without a
 subject, any finding of its rule on its turn) is reported. Such a line may carry the org's
-`manifest` (the ground truth its run was judged against): the org checks then run on it.
+`manifest` (the ground truth its run was judged against): the org checks then run on it; and,
+as any dialogue may (`judge.dialogues`), its `blueprint` and the bot messages' `extracted` and
+`status`: the scenario checks then run on it.
 """
 
 from __future__ import annotations

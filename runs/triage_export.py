@@ -4,8 +4,10 @@
 
 One line per case with a labelled finding or a miss added by hand, in `qalab_judge`'s dialogue
 format: `id`, `kb` (the case's fixture documents), `turns` (customer and bot messages as the
-run played them), plus `"label_unit": "finding"` and the findings by rule, turn (the index of
-the bot message) and subject (`judge.natural`):
+run played them, each bot message with the `extracted` values and `status` it returned),
+`blueprint` (the scenario the case played: persona facts, expected status, reference date),
+plus `"label_unit": "finding"` and the findings by rule, turn (the index of the bot message)
+and subject (`judge.natural`):
 
 - `labels`: the findings labelled right (confirmed, fixed, won't fix), and the misses added by
   hand (no subject: the judge found nothing to name);
@@ -15,9 +17,10 @@ the bot message) and subject (`judge.natural`):
 - `manifest`: the org's ground truth the run was judged against (its manifest artifact), so
   the org checks run when the line is judged again; `source`: org, run, case, engine.
 
-The export is only as good as re-judging: a dialogue carries no scenario (persona facts,
-expected status), so the checks that need one never run on it, and a run judged with other
-settings, another judge version or the LLM judge may have findings a re-judge does not give.
+The export is only as good as re-judging: with the blueprint, the extracted values and the
+statuses the scenario checks (`final_status`, `extraction_accuracy`) run on a line as they ran
+on the case, but a run judged with other settings, another judge version or the LLM judge may
+have findings a re-judge does not give.
 `round_trip` re-judges every exported line as `--natural` does and says, per labelled rule,
 whether it gives exactly the run's findings (then `--natural` reproduces the page's precision
 for that rule) and, when not, why.
@@ -31,14 +34,14 @@ from typing import Any
 
 from generator.schemas import Fixture
 from judge.agreement import Precision
-from judge.checks import REGISTRY, load_check
 from judge.dialogues import Dialogue, judge_dialogue
 from judge.natural import LabelledDialogue
 from qalab.models import Organization
 from runs.accuracy import Label, missed_by_hand, rule_precision, triage_labels
-from runs.artifacts import load_fixture, load_manifest
+from runs.artifacts import load_blueprint, load_fixture, load_manifest
 from runs.models import MissedFinding, RunCase, RunFinding
 from runs.services.case_judging import file_judge_config
+from runs.services.simulate import turn_from_row
 
 Key = tuple[str, int, str]  # rule, bot message index, subject
 
@@ -66,11 +69,6 @@ class RuleTrip:
         if self.holds:
             return "re-judging the exported dialogues gives exactly the run's findings"
         reasons = []
-        if rule in REGISTRY and "scenario" in load_check(rule).needs:
-            reasons.append(
-                "its check needs the scenario (persona facts, expected status), which a "
-                "dialogue does not carry"
-            )
         if self.labels > self.exported:
             reasons.append(
                 f"{self.labels - self.exported} labelled finding(s) have no turn or case to export"
@@ -110,16 +108,24 @@ def _entry(finding: RunFinding, turn: int, note: str = "") -> dict[str, Any]:
 
 
 class _Cases:
-    """Per run, its fixtures and manifest, read once."""
+    """Per run, its fixtures, blueprints and manifest, read once."""
 
     def __init__(self) -> None:
         self.fixtures: dict[tuple[int, str], Fixture] = {}
+        self.blueprints: dict[tuple[int, str], dict[str, Any]] = {}
         self.manifests: dict[int, dict[str, Any]] = {}
 
     def fixture(self, run_id: int, key: str) -> Fixture:
         if (run_id, key) not in self.fixtures:
             self.fixtures[run_id, key] = load_fixture(run_id, key)
         return self.fixtures[run_id, key]
+
+    def blueprint(self, run_id: int, scenario_key: str) -> dict[str, Any]:
+        """The scenario's blueprint artifact (trials of a scenario share it)."""
+        if (run_id, scenario_key) not in self.blueprints:
+            blueprint = load_blueprint(run_id, scenario_key)
+            self.blueprints[run_id, scenario_key] = blueprint.model_dump(mode="json")
+        return self.blueprints[run_id, scenario_key]
 
     def manifest(self, run_id: int) -> dict[str, Any]:
         if run_id not in self.manifests:
@@ -136,17 +142,22 @@ def _line(
 ) -> tuple[dict[str, Any], Counter[Key]]:
     """The case as a labelled line, and the multiset of its findings that a dialogue can name
     (rule, bot message, subject)."""
-    turns: list[dict[str, str]] = []
+    turns: list[dict[str, Any]] = []
     bot_message: dict[int, int] = {}
-    for turn in case.turns.order_by("index"):
-        turns.append({"role": "customer", "text": turn.customer_message})
+    for row in case.turns.order_by("index"):
+        turn = turn_from_row(row)  # as the run's judge read it
+        turns.append({"role": "customer", "text": turn.customer})
         bot_message[turn.index] = len(turns)
-        turns.append({"role": "bot", "text": turn.responder_reply})
+        bot: dict[str, Any] = {"role": "bot", "text": turn.reply, "extracted": turn.extracted}
+        if turn.status is not None:
+            bot["status"] = turn.status
+        turns.append(bot)
     fixture = cases.fixture(case.run_id, case.fixture_key)
     line: dict[str, Any] = {
         "id": f"run-{case.run_id}-{case.key}",
         "kb": [{"id": d.id, "title": d.title, "text": d.text} for d in fixture.documents],
         "turns": turns,
+        "blueprint": cases.blueprint(case.run_id, case.scenario_key),
         "label_unit": "finding",
         "labels": [],
         "rejected": [],

@@ -3,9 +3,11 @@
 `qalab_calibrate --natural` on that file gives, for every rule the export says round-trips,
 the precision (and label count) the accuracy page gives (`runs.accuracy.rule_precision`).
 
-Runs are real (offline engine, inline) against a bot defined here: the reference bot with
+Runs are real (offline engine, inline) against bots defined here: the reference bot with
 planted defects (invented price, wrong hours, a repeated question, too many questions, a self
-contradiction), a real bot's runs, not the lab's own.
+contradiction), and one that extracts every field wrong and says COMPLETE from its second reply
+on (the scenario checks: `final_status`, `extraction_accuracy`), a real bot's runs, not the
+lab's own.
 """
 
 from __future__ import annotations
@@ -18,11 +20,15 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from judge.dialogues import Dialogue, judge_dialogue
+from judge.natural import LabelledDialogue
 from qalab.llm.base import NullLedger
 from qalab.llm.offline import OfflineEngine
 from qalab.models import Organization
 from runs.accuracy import rule_precision, triage_labels
+from runs.inline import InlineDispatcher
 from runs.models import FindingTriage, MissedFinding, Run, RunFinding, TriageState
+from runs.services.case_judging import file_judge_config
 from runs.simulator.canary import CanaryResponder
 from runs.simulator.contract import ResponderRequest
 from tests.runs.helpers import start_run
@@ -30,6 +36,7 @@ from tests.runs.helpers import start_run
 pytestmark = pytest.mark.django_db
 
 BOT = "python:tests.runs.test_triage_export:bot"
+INTAKE_BOT = "python:tests.runs.test_triage_export:intake_bot"
 _FAULTY = CanaryResponder(
     "canary:invent_price+wrong_hours+repeat_question+too_many_questions+contradict_self"
 )
@@ -43,6 +50,21 @@ def bot(request: dict[str, Any]) -> dict[str, Any]:
         engine=OfflineEngine(ledger=NullLedger()),
         purpose="test bot",
     )
+    return reply.model_dump(mode="json")
+
+
+_WRONG_FIELDS = CanaryResponder("canary:wrong_extraction")
+
+
+def intake_bot(request: dict[str, Any]) -> dict[str, Any]:
+    """The reference bot extracting every field wrong and saying COMPLETE from its second
+    reply on, whatever is still missing."""
+    parsed = ResponderRequest.model_validate(request)
+    reply = _WRONG_FIELDS.respond(
+        parsed, engine=OfflineEngine(ledger=NullLedger()), purpose="test intake bot"
+    )
+    if any(m.role == "assistant" for m in parsed.messages):
+        reply = reply.model_copy(update={"status": "COMPLETE"})
     return reply.model_dump(mode="json")
 
 
@@ -184,3 +206,90 @@ def test_from_triage_refuses_an_unknown_org(db: None, tmp_path: Path) -> None:
         call_command("qalab_calibrate", "--from-triage", "nope")
     with pytest.raises(CommandError, match="go with --from-triage"):
         call_command("qalab_calibrate", "--natural", str(tmp_path), "--out", "x.jsonl")
+
+
+SCENARIO_RULES = ("extraction_accuracy", "final_status")
+
+
+def _scenario_run(organization: Organization) -> Run:
+    """Three scenarios played twice each (trial cases: `sc-01.t2` plays scenario `sc-01`)."""
+    from runs import services
+
+    run = services.run_create(
+        organization=organization,
+        preset="quick",
+        responder_spec=INTAKE_BOT,
+        scenarios=3,
+        seed=4,
+        trials=2,
+    )
+    dispatcher = InlineDispatcher()
+    services.run_start(run=run, dispatcher=dispatcher)
+    dispatcher.drain()
+    run.refresh_from_db()
+    return run
+
+
+def test_the_scenario_rules_round_trip(
+    demo_org: Organization, django_user_model: Any, tmp_path: Path
+) -> None:
+    """The export carries each case's blueprint and the bot's extracted values and statuses,
+    so `final_status` and `extraction_accuracy` are judged again as the run judged them."""
+    reviewer = django_user_model.objects.create_user(username="rita", password="pw-123456")
+    run = _scenario_run(demo_org)
+    for rule in SCENARIO_RULES:
+        findings = list(run.findings.filter(rule_id=rule).order_by("position"))
+        assert len(findings) >= 2, rule
+        for i, finding in enumerate(findings):
+            if i % 4 == 3:
+                continue  # left open
+            state = TriageState.FALSE_POSITIVE if i % 2 else TriageState.CONFIRMED
+            FindingTriage.objects.create(run=run, finding=finding, state=state, reviewer=reviewer)
+    page = rule_precision(triage_labels(demo_org))
+    for rule in SCENARIO_RULES:
+        assert 0 < page[rule].right < page[rule].labels, rule  # labelled right and wrong
+
+    folder = tmp_path / "export"
+    exported = _calibrate(
+        "--from-triage", demo_org.slug, "--out", str(folder / "triage.jsonl"), tmp_path=tmp_path
+    )["from_triage"]
+    assert set(SCENARIO_RULES) <= set(exported["round_trip_rules"])
+    for rule in SCENARIO_RULES:
+        trip = exported["rules"][rule]["round_trip"]
+        assert trip["stored"] == trip["rejudged"] > 0 and not trip["missing"], rule
+
+    # A trial's line carries its scenario's blueprint; bot messages what the bot returned.
+    lines = [json.loads(x) for x in (folder / "triage.jsonl").read_text().splitlines()]
+    trial = next(line for line in lines if line["source"]["case"].endswith(".t2"))
+    case = next(c for c in run.cases.all() if c.key == trial["source"]["case"])
+    assert trial["blueprint"]["key"] == case.scenario_key != case.key
+    bots = [m for m in trial["turns"] if m["role"] == "bot"]
+    assert bots[-1]["status"] == case.actual_status == "COMPLETE"
+    assert all("extracted" in m for m in bots) and any(m["extracted"] for m in bots)
+    assert all(set(m) == {"role", "text"} for m in trial["turns"] if m["role"] == "customer")
+
+    natural = _calibrate("--natural", str(folder), tmp_path=tmp_path)["natural"]["all"]
+    for rule in SCENARIO_RULES:
+        assert natural[rule]["findings"] == page[rule].labels, rule
+        assert natural[rule]["correct"] == page[rule].right, rule
+        assert natural[rule]["precision"] == round(page[rule].value, 4), rule  # type: ignore[arg-type]
+
+    # The same lines without the new keys read as before: the scenario checks are skipped and
+    # every other finding is the same.
+    for line in lines:
+        old = {k: v for k, v in line.items() if k != "blueprint"}
+        old["turns"] = [{"role": m["role"], "text": m["text"]} for m in line["turns"]]
+        manifest = LabelledDialogue.model_validate(line).manifest
+        new = judge_dialogue(Dialogue.model_validate(line), manifest, config=file_judge_config())
+        before = judge_dialogue(Dialogue.model_validate(old), manifest, config=file_judge_config())
+        assert set(SCENARIO_RULES) <= set(before.skipped_checks)
+        assert not set(SCENARIO_RULES) & set(new.skipped_checks)
+        assert before.findings == [f for f in new.findings if f.rule not in SCENARIO_RULES]
+
+
+def test_only_a_bot_message_carries_extracted_and_status() -> None:
+    turn = {"role": "customer", "text": "hi", "status": "COMPLETE"}
+    with pytest.raises(ValueError, match="only a bot message carries extracted or status"):
+        Dialogue.model_validate({"id": "d", "turns": [turn]})
+    with pytest.raises(ValueError, match="Extra inputs are not permitted"):
+        Dialogue.model_validate({"id": "d", "turns": [{"role": "bot", "text": "hi", "x": 1}]})

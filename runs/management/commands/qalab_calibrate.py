@@ -28,9 +28,11 @@ KB) and prints, for `ungrounded_sentence`, `unsupported_facts` and either of the
 `--from-triage ORG [--lab] [--out FILE.jsonl]` measures the judge on the organization's own
 reviewers (`runs.accuracy`, issue 36): per rule the precision of its findings as triaged by
 hand (Wilson 95% interval, label counts: the accuracy page's figures) and the misses added by
-hand; `--out` writes the labelled cases as dialogues for `--natural` (`runs.triage_export`),
-and the output says for which rules `--natural` on that file reproduces the precision (the
-others' checks need what a dialogue does not carry, or their runs were judged otherwise).
+hand; `--out` writes the labelled cases as dialogues for `--natural` (`runs.triage_export`:
+with each case's blueprint and the bot's extracted values and statuses, so the scenario checks
+run again too), and the output says for which rules `--natural` on that file reproduces the
+precision (the others' findings are not given back by re-judging: their runs were judged with
+other settings, another judge version or the LLM judge, or have no turn to export).
 `--lab`: the lab's own runs (selftest, canary, stand-in) instead of the real bots'.
 
 `--examples [DIR]` also runs the labelled check examples (`judge.examples.run_examples`) and
