@@ -171,7 +171,10 @@ def _semantic_markdown() -> str:
         "[The semantic layer](judge-and-scoring.md#the-semantic-layer-judgesemantic)). A finding of\n"
         "the rule's check is kept only when its head confirms it at or above **confirm**; in a\n"
         "dialogue with no knowledge base the head reports on its own at or above **alone**\n"
-        "(a run may override these: `QALAB_SEMANTIC_THRESHOLDS`).\n\n"
+        "(`QALAB_SEMANTIC_THRESHOLDS` overrides **alone**; an organization's **confirm** ones may\n"
+        "be re-fitted on its reviewers' labels with `qalab_train_heads --from-triage ORG`, see\n"
+        "[Calibration](calibration.md#measuring-the-judge-on-your-own-reviewers-labels); a run\n"
+        "snapshots the thresholds it judged with).\n\n"
         "| Rule | confirm | alone |\n|---|---|---|\n" + "\n".join(rows) + "\n"
     )
 

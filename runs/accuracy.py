@@ -63,17 +63,22 @@ class Label:
 
 
 def judge_version(run: Run) -> str:
-    """The judge a run had, as a short hash of its snapshot's prompt hashes and semantic-model
-    and head hashes: two runs with the same judge share it."""
+    """The judge a run had, as a short hash of its snapshot's prompt hashes, semantic-model and
+    head hashes, and the semantic layer's thresholds it judged with (an organization's re-fitted
+    ones included): two runs with the same judge share it."""
     source = run.source or {}
     payload = {"prompts": source.get("prompts") or {}, "semantic": source.get("semantic") or {}}
+    if thresholds := (run.config or {}).get("semantic"):  # absent: as before thresholds counted
+        payload["semantic_config"] = thresholds
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
     return digest[:12]
 
 
 def _runs(organization: Organization | int, *, lab: bool) -> QuerySet[Run]:
     runs = Run.objects.filter(organization=organization)
-    return (runs.of_the_lab() if lab else runs.of_real_bots()).only("id", "engine", "source")
+    return (runs.of_the_lab() if lab else runs.of_real_bots()).only(
+        "id", "engine", "source", "config"
+    )
 
 
 def triage_labels(organization: Organization | int, *, lab: bool = False) -> list[Label]:
@@ -91,6 +96,7 @@ def triage_labels(organization: Organization | int, *, lab: bool = False) -> lis
             "run__id",
             "run__engine",
             "run__source",
+            "run__config",
             "state",
             "reviewer_id",
             "created_at",

@@ -333,3 +333,17 @@ def test_another_organizations_page_is_a_404_and_the_pages_link_to_it(
     report = client.get(reverse("admin:runs_run_report", args=[run_a.pk])).content.decode()
     trend = client.get(reverse("admin:runs_run_trend", args=[a.slug])).content.decode()
     assert link in report and link in trend
+
+
+def test_a_refitted_threshold_is_another_judge_version(demo_org: Organization) -> None:
+    # The same prompts and model files, judged with another confirm threshold: another judge.
+    source = {"prompts": {"judge": "abc"}, "semantic": {"model.onnx": "123"}}
+    semantic = {"on": True, "thresholds": {"self_contradiction": 0.9}}
+    default = bare_run(demo_org, source=source, config={"semantic": semantic})
+    same = bare_run(demo_org, source=source, config={"semantic": semantic})
+    refitted = bare_run(
+        demo_org,
+        source=source,
+        config={"semantic": {**semantic, "confirm_thresholds": {"ignored_question": 0.3}}},
+    )
+    assert judge_version(default) == judge_version(same) != judge_version(refitted)
