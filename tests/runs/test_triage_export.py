@@ -293,3 +293,51 @@ def test_only_a_bot_message_carries_extracted_and_status() -> None:
         Dialogue.model_validate({"id": "d", "turns": [turn]})
     with pytest.raises(ValueError, match="Extra inputs are not permitted"):
         Dialogue.model_validate({"id": "d", "turns": [{"role": "bot", "text": "hi", "x": 1}]})
+
+
+# The semantic layer's rules this bot makes it confirm (irrelevant_reply's head threshold, 0.8,
+# is not reached by its canned line: no such finding to label).
+SEMANTIC_RULES = ("ignored_question", "self_contradiction")
+
+
+def evasive_bot(request: dict[str, Any]) -> dict[str, Any]:
+    """A bot that answers questions with a canned line about parking, and says the opposite of
+    its first reply about Sundays: findings the semantic layer confirms."""
+    parsed = ResponderRequest.model_validate(request)
+    turn = sum(m.role == "assistant" for m in parsed.messages)
+    replies = [
+        "We are open on Sundays from 10 to 4. Parking is free behind the building.",
+        "Parking is free behind the building, just follow the blue signs.",
+        "We are closed on Sundays. Parking is free behind the building.",
+    ]
+    return {"reply": replies[min(turn, 2)], "status": "AWAITING_RESPONSE", "extracted": {}}
+
+
+def test_the_semantic_rules_round_trip(
+    demo_org: Organization, django_user_model: Any, tmp_path: Path
+) -> None:
+    """Findings the semantic layer confirmed (their confidence is the head's score) come back
+    the same when the export is judged again with the layer: --natural gives the page's
+    precision for them too."""
+    reviewer = django_user_model.objects.create_user(username="rita", password="pw-123456")
+    run = start_run(
+        demo_org, responder="python:tests.runs.test_triage_export:evasive_bot", scenarios=4, seed=4
+    )
+    assert run.config["semantic"]["on"]  # the layer judged the run (its heads confirmed these)
+    for rule in SEMANTIC_RULES:
+        findings = list(run.findings.filter(rule_id=rule).order_by("position"))
+        assert findings, rule
+        for i, finding in enumerate(findings):
+            state = TriageState.FALSE_POSITIVE if i % 2 else TriageState.CONFIRMED
+            FindingTriage.objects.create(run=run, finding=finding, state=state, reviewer=reviewer)
+    folder = tmp_path / "export"
+    exported = _calibrate(
+        "--from-triage", demo_org.slug, "--out", str(folder / "triage.jsonl"), tmp_path=tmp_path
+    )["from_triage"]
+    assert set(SEMANTIC_RULES) <= set(exported["round_trip_rules"])
+    page = rule_precision(triage_labels(demo_org))
+    natural = _calibrate("--natural", str(folder), tmp_path=tmp_path)["natural"]["all"]
+    for rule in SEMANTIC_RULES:
+        assert natural[rule]["findings"] == page[rule].labels, rule
+        assert natural[rule]["correct"] == page[rule].right, rule
+        assert natural[rule]["precision"] == round(page[rule].value, 4), rule  # type: ignore[arg-type]
