@@ -279,6 +279,10 @@ class ContradictsManifest(Check):
             truths = known.get(fact.kind)
             if not truths or customer.supports(fact):
                 continue  # not a contact kind the manifest has, or the customer's own detail
+            # A contact the ground truth's own policies give is the business's too (an emergency
+            # or out-of-hours line beside the main phone): saying it is no contradiction.
+            if any(self._same_contact(fact.kind, fact.value, p.text) for p in manifest.policies):
+                continue
             before = reply[max(0, fact.start - 45) : fact.start]
             if not _OWN_CONTACT.search(before) or _YOUR.search(before):
                 continue

@@ -138,6 +138,28 @@ def test_contacts_the_customer_gave_are_theirs_but_a_wrong_business_number_is_no
     assert finding.key == "contact email:hello@harbourlane.ie"
 
 
+def test_a_contact_the_ground_truths_own_policy_gives_is_the_businesss_too():
+    # tests/data/orgs/vet-ie: a critical policy gives an out-of-hours line beside the main
+    # phone; the reference bot quoting it got a critical "the business's phone is 091 555 019,
+    # but the manifest says +353 91 555 018" on Quick seeds 7 and 8.
+    from generator.schemas import ManifestPolicyFact
+
+    manifest = demo_manifest()
+    emergency = ManifestPolicyFact(
+        id="emergencies",
+        text="For emergencies outside opening hours call 01 555 0177.",
+        critical=True,
+        source="org.yaml",
+    )
+    manifest = manifest.model_copy(update={"policies": [*manifest.policies, emergency]})
+    reply = "For emergencies outside opening hours call 01 555 0177."
+    case = make_case([("emergency?", reply)], fixture_text=NOISY_KB)
+    assert ContradictsManifest().run(case, manifest, CONFIG) == []
+    # Any other number is still not the business's.
+    case = make_case([("emergency?", "Call us on 01 555 0199.")], fixture_text=NOISY_KB)
+    assert len(ContradictsManifest().run(case, manifest, CONFIG)) == 1
+
+
 def test_the_fix_target_is_the_kb_when_the_fixture_states_the_wrong_value():
     stale = "Hygiene clean 70€ 45min\nopening hrs: fri 8:30-18:00\n"
     [price] = contradictions(("clean?", "A hygiene clean is 70 EUR."), fixture_text=stale)
