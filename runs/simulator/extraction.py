@@ -94,10 +94,43 @@ def _asks_phone_by_number(text: str) -> bool:
     return "number" in found and found <= _PHONE_NUMBER_WORDS
 
 
+# The words of a field that asks for the customer's own name ("Full name", "Your surname",
+# "Owner's name"); any other word names someone or something else ("Pet's name and species",
+# "Child's name", "Company name").
+_OWN_NAME_WORDS = frozenset(
+    [
+        "name",
+        "names",
+        "full",
+        "first",
+        "last",
+        "surname",
+        "given",
+        "family",
+        "your",
+        "customer",
+        "client",
+        "contact",
+        "owner",
+        "patient",
+        "guest",
+        "s",
+        "and",
+    ]
+)
+
+
+def _names_someone_else(text: str) -> bool:
+    found = set(re.findall(r"[a-z]+", text))
+    return "name" in found and not found <= _OWN_NAME_WORDS
+
+
 def field_kind(field: IntakeFieldRef) -> str:
     text = f"{field.key} {field.label}".casefold()
     if _asks_phone_by_number(text):
         return "phone"
+    if _names_someone_else(text):
+        return "text"
     for kind, hints in (
         ("email", ("email", "e-mail")),
         ("phone", ("phone", "mobile", "telephone")),

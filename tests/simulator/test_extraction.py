@@ -40,6 +40,12 @@ def _extract(*messages, fields=ALL, services=SERVICES):
         ("frame_number", "Frame number", "text"),
         ("registration_number", "Registration number", "text"),
         ("guests", "Number of guests", "text"),
+        # A name that is not the customer's (tests/data/orgs/vet-ie: the reference bot put the
+        # owner's name in "Pet's name and species").
+        ("pet", "Pet's name and species", "text"),
+        ("child_name", "Child's name", "text"),
+        ("owner_name", "Owner's name", "name"),
+        ("surname", "Your surname", "name"),
     ],
 )
 def test_field_kind_is_read_off_key_and_label(key, label, kind):
