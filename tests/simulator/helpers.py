@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from generator.schemas import Blueprint
+from judge.schemas import Turn
+from qalab.llm import Engine
+from runs.simulator.adapters import Responder
 from runs.simulator.contract import ChatMessage, IntakeFieldRef, KbEntry, ResponderRequest
+from runs.simulator.customer import customer_next_message
 
 PRICES = """## Price list
 
@@ -55,3 +60,46 @@ def request(*contents: str, kb=None, fields=None) -> ResponderRequest:
         intake_fields=FIELDS if fields is None else fields,
         messages=messages,
     )
+
+
+def play_offline(
+    blueprint: Blueprint,
+    *,
+    organization: str,
+    locale: str,
+    kb: list[KbEntry],
+    intake: list[IntakeFieldRef],
+    engine: Engine,
+    responder: Responder,
+) -> list[Turn]:
+    """One blueprint's conversation, the offline customer against `responder`, as the simulator
+    plays it (the customer's next message until it has none; the whole history each turn)."""
+    history: list[Turn] = []
+    while message := customer_next_message(blueprint, history, engine=engine, purpose="c"):
+        before = [
+            m
+            for t in history
+            for m in (
+                ChatMessage(role="customer", content=t.customer),
+                ChatMessage(role="assistant", content=t.reply),
+            )
+        ]
+        request = ResponderRequest(
+            session_id=f"qalab-0-{blueprint.key}",
+            organization=organization,
+            locale=locale,
+            kb=kb,
+            intake_fields=intake,
+            messages=[*before, ChatMessage(role="customer", content=message)],
+        )
+        reply = responder.respond(request, engine=engine, purpose="r")
+        history.append(
+            Turn(
+                index=len(history),
+                customer=message,
+                reply=reply.reply,
+                extracted=reply.extracted,
+                status=reply.status,
+            )
+        )
+    return history

@@ -15,8 +15,9 @@ from judge.schemas import Turn
 from qalab.llm import NullLedger, get_engine
 from qalab.org_folder import DEMO_ORG_DIR, load_org_folder
 from runs.simulator.adapters import get_responder
-from runs.simulator.contract import ChatMessage, IntakeFieldRef, KbEntry, ResponderRequest
-from runs.simulator.customer import asked_facts, customer_next_message, fact_kind, states
+from runs.simulator.contract import IntakeFieldRef, KbEntry
+from runs.simulator.customer import asked_facts, fact_kind, states
+from tests.simulator.helpers import play_offline
 
 VALUES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b")
 PHONE = re.compile(r"\+\d[\d ]{6,}\d")
@@ -53,34 +54,15 @@ def _play(seed: int) -> list[tuple[object, list[Turn]]]:
             KbEntry(id=d.id, title=d.title, text=d.text)
             for d in fixtures[blueprint.fixture_key].documents
         ]
-        history: list[Turn] = []
-        while message := customer_next_message(blueprint, history, engine=engine, purpose="c"):
-            messages = [
-                m
-                for t in history
-                for m in (
-                    ChatMessage(role="customer", content=t.customer),
-                    ChatMessage(role="assistant", content=t.reply),
-                )
-            ]
-            request = ResponderRequest(
-                session_id=f"qalab-0-{blueprint.key}",
-                organization=org.slug,
-                locale=org.locale,
-                kb=kb,
-                intake_fields=intake,
-                messages=[*messages, ChatMessage(role="customer", content=message)],
-            )
-            reply = responder.respond(request, engine=engine, purpose="r")
-            history.append(
-                Turn(
-                    index=len(history),
-                    customer=message,
-                    reply=reply.reply,
-                    extracted=reply.extracted,
-                    status=reply.status,
-                )
-            )
+        history = play_offline(
+            blueprint,
+            organization=org.slug,
+            locale=org.locale,
+            kb=kb,
+            intake=intake,
+            engine=engine,
+            responder=responder,
+        )
         played.append((blueprint, history))
     return played
 

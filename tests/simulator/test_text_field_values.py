@@ -20,8 +20,8 @@ from qalab.domain import IntakeFieldSpec, OrgContext
 from qalab.llm import NullLedger, get_engine
 from qalab.org_folder import load_org_folder
 from runs.simulator.adapters import get_responder
-from runs.simulator.contract import ChatMessage, IntakeFieldRef, KbEntry, ResponderRequest
-from runs.simulator.customer import customer_next_message
+from runs.simulator.contract import IntakeFieldRef, KbEntry
+from tests.simulator.helpers import play_offline
 
 ORG_DIR = Path(__file__).resolve().parents[1] / "data" / "orgs" / "bike-repair-uk"
 TODAY = date(2026, 3, 2)  # a Monday: the conversations' reference day
@@ -49,34 +49,15 @@ def _play(org: OrgContext, seed: int) -> list[tuple[Blueprint, list[Turn]]]:
     responder = get_responder("reference")
     played = []
     for blueprint in blueprints:
-        history: list[Turn] = []
-        while message := customer_next_message(blueprint, history, engine=engine, purpose="c"):
-            before = [
-                m
-                for t in history
-                for m in (
-                    ChatMessage(role="customer", content=t.customer),
-                    ChatMessage(role="assistant", content=t.reply),
-                )
-            ]
-            request = ResponderRequest(
-                session_id=f"qalab-0-{blueprint.key}",
-                organization=org.slug,
-                locale=org.locale,
-                kb=kb,
-                intake_fields=intake,
-                messages=[*before, ChatMessage(role="customer", content=message)],
-            )
-            reply = responder.respond(request, engine=engine, purpose="r")
-            history.append(
-                Turn(
-                    index=len(history),
-                    customer=message,
-                    reply=reply.reply,
-                    extracted=reply.extracted,
-                    status=reply.status,
-                )
-            )
+        history = play_offline(
+            blueprint,
+            organization=org.slug,
+            locale=org.locale,
+            kb=kb,
+            intake=intake,
+            engine=engine,
+            responder=responder,
+        )
         played.append((blueprint, history))
     return played
 
