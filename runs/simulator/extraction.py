@@ -65,71 +65,34 @@ _NOT_NAMES = frozenset(
 )
 
 
-# The words of a field that asks for a phone by "number" alone ("Contact number", "Your best
-# number"); any other word names another number ("Frame number", "Number of guests").
-_PHONE_NUMBER_WORDS = frozenset(
-    [
-        "number",
-        "no",
-        "contact",
-        "your",
-        "best",
-        "callback",
-        "call",
-        "home",
-        "work",
-        "cell",
-        "mobile",
-        "reach",
-        "you",
-        "on",
-        "to",
-        "at",
-    ]
+# The words a field may use besides `number` when it asks for a phone ("Contact number", "Your
+# best number"), and besides `name` when it asks for the customer's own name ("Full name",
+# "Owner's name"). Any other word names another number ("Frame number", "Number of guests") or
+# someone or something else ("Pet's name and species", "Company name").
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z]+", text.casefold()))
+
+
+_PHONE_NUMBER_WORDS = _words(
+    "number no contact your best callback call home work cell mobile reach you on to at"
+)
+_OWN_NAME_WORDS = _words(
+    "name names full first last surname given family your customer client contact owner "
+    "patient guest s and"
 )
 
 
-def _asks_phone_by_number(text: str) -> bool:
-    found = set(re.findall(r"[a-z]+", text))
-    return "number" in found and found <= _PHONE_NUMBER_WORDS
-
-
-# The words of a field that asks for the customer's own name ("Full name", "Your surname",
-# "Owner's name"); any other word names someone or something else ("Pet's name and species",
-# "Child's name", "Company name").
-_OWN_NAME_WORDS = frozenset(
-    [
-        "name",
-        "names",
-        "full",
-        "first",
-        "last",
-        "surname",
-        "given",
-        "family",
-        "your",
-        "customer",
-        "client",
-        "contact",
-        "owner",
-        "patient",
-        "guest",
-        "s",
-        "and",
-    ]
-)
-
-
-def _names_someone_else(text: str) -> bool:
-    found = set(re.findall(r"[a-z]+", text))
-    return "name" in found and not found <= _OWN_NAME_WORDS
+def _only(text: str, head: str, allowed: frozenset[str]) -> bool | None:
+    """None when `text` does not use `head`; else whether every word it uses is `allowed`."""
+    found = _words(text)
+    return None if head not in found else found <= allowed
 
 
 def field_kind(field: IntakeFieldRef) -> str:
     text = f"{field.key} {field.label}".casefold()
-    if _asks_phone_by_number(text):
+    if _only(text, "number", _PHONE_NUMBER_WORDS):
         return "phone"
-    if _names_someone_else(text):
+    if _only(text, "name", _OWN_NAME_WORDS) is False:
         return "text"
     for kind, hints in (
         ("email", ("email", "e-mail")),
