@@ -29,7 +29,7 @@ from runs.admin.common import (
     short_tokens,
 )
 from runs.models import Run, RunQuerySet
-from runs.report.trials import share_pct
+from runs.report.words import share_pct
 from runs.selectors import run_score_trends
 from runs.trends import SPARK_HEIGHT, SPARK_WIDTH, Sparkline, run_sparklines
 

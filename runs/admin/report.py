@@ -20,8 +20,8 @@ from runs.report.build import report_build
 from runs.report.markdown import judge_limit_notes, report_to_markdown
 from runs.report.page import actions_with_groups, finding_groups
 from runs.report.schema import Tokens
-from runs.report.trials import share_pct, trials_line
-from runs.report.words import corrected_line
+from runs.report.trials import trials_line
+from runs.report.words import corrected_line, share_pct
 from runs.selectors import run_get_progress
 
 

@@ -19,7 +19,7 @@ from qalab.models import Organization
 from qalab.orgs import organizations_for
 from runs.admin.common import RunPagesBase
 from runs.admin.listing import short_responder
-from runs.report.trials import share_pct
+from runs.report.words import share_pct
 from runs.trends import TrendPoint, org_trend
 
 SIZES = (10, 30, 100)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from runs.report.schema import Case, FindingGroup, FindingTrials, ScenarioTrials, Trials
+from runs.report.words import share_pct
 
 
 def trial_outcome(case: Case) -> bool | None:
@@ -113,19 +114,6 @@ def with_trials(
 
 # --------------------------------------------------------------------------- words
 # What every format (page, Markdown, JUnit, CLI) says of trials, in one place.
-
-
-def share_pct(value: float | None) -> str:
-    """A share as a whole percentage that never rounds up to 100% (or down to 0%) unless it
-    is exactly that."""
-    if value is None:
-        return "n/a"
-    pct = round(value * 100)
-    if pct == 100 and value < 1:
-        pct = 99
-    elif pct == 0 and value > 0:
-        pct = 1
-    return f"{pct}%"
 
 
 def yes_no(value: bool | None) -> str:

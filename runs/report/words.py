@@ -1,5 +1,6 @@
-"""The delta in words, shared by the delta, the Markdown, the CLI and the pages: which run it
-compares with and why, the test set, and each input that changed. Pure: no Django."""
+"""Words shared by the delta, the Markdown, the CLI and the pages: which run the delta compares
+with and why, the test set, each input that changed, the corrected counts, and a share as a
+percentage (`share_pct`). Pure: no Django."""
 
 from __future__ import annotations
 
@@ -127,3 +128,16 @@ def corrected_line(corrected: CorrectedCounts | None) -> str:
                 f"{c.reported} reported, on {c.labels} labels"
             )
     return ("Corrected by your reviewers' labels: " + "; ".join(parts)) if parts else ""
+
+
+def share_pct(value: float | None) -> str:
+    """A share as a whole percentage that never rounds up to 100% (or down to 0%) unless it
+    is exactly that."""
+    if value is None:
+        return "n/a"
+    pct = round(value * 100)
+    if pct == 100 and value < 1:
+        pct = 99
+    elif pct == 0 and value > 0:
+        pct = 1
+    return f"{pct}%"

@@ -13,7 +13,7 @@ from django import template
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from runs.report.trials import share_pct
+from runs.report.words import share_pct
 
 register = template.Library()
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from qalab.models import Organization
 from runs.models import Run
-from runs.report.trials import share_pct
+from runs.report.words import share_pct
 from runs.trends import run_sparklines
 from tests.factories import make_staff_user
 from tests.runs.bulk import add_severity_findings, bulk_runs

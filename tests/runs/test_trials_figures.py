@@ -14,11 +14,11 @@ from runs.report.schema import Case, FindingGroup, Scores
 from runs.report.trials import (
     flaky_text,
     scenario_trials,
-    share_pct,
     trials_line,
     trials_summary,
     with_trials,
 )
+from runs.report.words import share_pct
 
 NO_SCORES = Scores(
     groundedness=None, extraction_accuracy=None, conversation_quality=None, overall=None
