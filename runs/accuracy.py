@@ -75,9 +75,10 @@ def judge_version(run: Run) -> str:
 
 
 def _runs(organization: Organization | int, *, lab: bool) -> QuerySet[Run]:
-    runs = Run.objects.filter(organization=organization)
-    return (runs.of_the_lab() if lab else runs.of_real_bots()).only(
-        "id", "engine", "source", "config"
+    return (
+        Run.objects.filter(organization=organization)
+        .of_side(lab=lab)
+        .only("id", "engine", "source", "config")
     )
 
 

@@ -64,6 +64,11 @@ class RunQuerySet(models.QuerySet["Run"]):
             models.Q(source__purpose__isnull=True) | ~models.Q(source__purpose__in=LAB_PURPOSES)
         )
 
+    def of_side(self, *, lab: bool) -> RunQuerySet:
+        """The lab's own runs with `lab`, else real bots' runs: what one side's triage, misses
+        and accuracy figures read, never mixing the other's in."""
+        return self.of_the_lab() if lab else self.of_real_bots()
+
     def of_the_lab(self) -> RunQuerySet:
         """The lab's own runs (the complement of `of_real_bots`): selftest, canary and stand-in
         runs."""

@@ -24,8 +24,7 @@ def triage_decisions(*, run: Run, fingerprints: set[str]) -> dict[str, FindingTr
         carried_from_run__isnull=True,
         finding__fingerprint__in=fingerprints,
     )
-    real_bots = Run.objects.of_real_bots().values("id")
-    rows = rows.exclude(run_id__in=real_bots) if run.probe else rows.filter(run_id__in=real_bots)
+    rows = rows.filter(run_id__in=Run.objects.of_side(lab=bool(run.probe)).values("id"))
     rows = rows.select_related("finding").order_by("-created_at", "-id")
     newest: dict[str, FindingTriage] = {}
     for row in rows.iterator():

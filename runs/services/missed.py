@@ -176,8 +176,7 @@ def _sources(run: Run) -> list[MissedFinding]:
         run_id__lt=run.pk,
         carried_from_run__isnull=True,
     )
-    real_bots = Run.objects.of_real_bots().values("id")
-    rows = rows.exclude(run_id__in=real_bots) if run.probe else rows.filter(run_id__in=real_bots)
+    rows = rows.filter(run_id__in=Run.objects.of_side(lab=bool(run.probe)).values("id"))
     return list(rows.select_related("case").order_by("-created_at", "-id"))
 
 
